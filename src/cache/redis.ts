@@ -1,0 +1,16 @@
+import { Redis } from 'ioredis'
+
+/**
+ * One shared Redis connection for cache and rate limits. Commands fail fast while Redis is down
+ * (no offline queue), so callers fall back instead of hanging.
+ */
+export function connectRedis(url: string): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: false,
+  })
+  client.on('error', () => {}) // reconnects on its own; /healthz reports the outage
+  return client
+}

@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis'
+import type { Store } from '../store/database.ts'
+
+export interface CachedValue<T = unknown> {
+  value: T
+  storedAt: number
+}
+
+/** Finished responses keyed by their normalised request; read back only when the caller sends max_age. */
+export interface ResponseCache {
+  get<T>(key: string): Promise<CachedValue<T> | null>
+  set(key: string, value: unknown, ttlMs: number): Promise<void>
+  /** Drops expired entries; returns how many. */
+  prune(): Promise<number>
+}
+
+export function databaseCache(store: Store): ResponseCache {
+  return {
+    async get(key) {
+      const row = await store.db.selectFrom('cache_entries').selectAll().where('key', '=', key).executeTakeFirst()
+      if (!row || row.expires_at <= Date.now()) return null
+      return { value: JSON.parse(row.value), storedAt: row.stored_at }
+    },
+    async set(key, value, ttlMs) {
+      const now = Date.now()
+      const row = { key, value: JSON.stringify(value), stored_at: now, expires_at: now + ttlMs }
+      await store.db
+        .insertInto('cache_entries')
+        .values(row)
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: row.value, stored_at: row.stored_at, expires_at: row.expires_at }))
+        .execute()
+    },
+    async prune() {
+      const result = await store.db.deleteFrom('cache_entries').where('expires_at', '<=', Date.now()).executeTakeFirst()
+      return Number(result.numDeletedRows)
+    },
+  }
+}
+
+export function redisCache(redis: Redis): ResponseCache {
+  return {
+    async get(key) {
+      const raw = await redis.get(`trawl:cache:${key}`)
+      return raw ? (JSON.parse(raw) as CachedValue<never>) : null
+    },
+    async set(key, value, ttlMs) {
+      await redis.set(`trawl:cache:${key}`, JSON.stringify({ value, storedAt: Date.now() }), 'PX', ttlMs)
+    },
+    prune: async () => 0, // Redis expires keys itself
+  }
+}

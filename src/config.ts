@@ -1,0 +1,138 @@
+import { z } from 'zod'
+
+/** A named group of proxies; `name` may be a two-letter country code, which page reading uses for `country`. */
+export interface ProxyPool {
+  name: string
+  urls: string[]
+}
+
+const bool = (fallback: 'true' | 'false') => z.enum(['true', 'false']).default(fallback)
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
+
+const Env = z.object({
+  TRAWL_HOST: z.string().min(1).default('127.0.0.1'),
+  TRAWL_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  TRAWL_DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://...')
+    .default('sqlite:./data/trawl.db'),
+  TRAWL_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be redis://...').optional(),
+  TRAWL_BASE_URL: z.url().optional(),
+  TRAWL_APP_URL: z.url().optional(),
+  TRAWL_SITE_URL: z.url().optional(),
+  TRAWL_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  TRAWL_UPSTREAM_HOSTS: z.string().default(''),
+  TRAWL_ALLOW_PRIVATE_NETWORK: bool('false'),
+  TRAWL_WEBHOOK_RETRY_BASE_MS: positiveInt(60_000),
+  TRAWL_SCHEDULER_POLL_MS: positiveInt(30_000),
+  TRAWL_WORKERS: bool('true'),
+  TRAWL_USD_PER_CREDIT: z.coerce.number().positive().default(0.001),
+  // Trawl's own settings (README "Configuration").
+  TRAWL_PROXY_POOLS: z.string().default(''),
+  TRAWL_UPSTREAM_TIMEOUT_MS: positiveInt(15_000),
+  TRAWL_BODY_LIMIT_BYTES: positiveInt(1_048_576),
+  TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
+  TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+
+export type Config = ReturnType<typeof loadConfig>
+
+/** The only function that reads the environment; everything else is handed a Config. */
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  const parsed = Env.safeParse(stripEmpty(env))
+  const problems: string[] = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+  let upstreamHosts = new Map<string, string>()
+  let proxyPools: ProxyPool[] = []
+  if (parsed.success) {
+    try {
+      upstreamHosts = parseHostMap(parsed.data.TRAWL_UPSTREAM_HOSTS)
+    } catch (e) {
+      problems.push(`  TRAWL_UPSTREAM_HOSTS: ${(e as Error).message}`)
+    }
+    try {
+      proxyPools = parseProxyPools(parsed.data.TRAWL_PROXY_POOLS)
+    } catch (e) {
+      problems.push(`  TRAWL_PROXY_POOLS: ${(e as Error).message}`)
+    }
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new Error(`invalid configuration:\n${problems.join('\n')}`) // every bad variable at once
+  }
+  const e = parsed.data
+  const baseUrl = (e.TRAWL_BASE_URL ?? `http://${hostForUrl(e.TRAWL_HOST)}:${e.TRAWL_PORT}`).replace(/\/$/, '')
+  const appUrl = (e.TRAWL_APP_URL ?? `${baseUrl}/app`).replace(/\/$/, '')
+  return Object.freeze({
+    host: e.TRAWL_HOST,
+    port: e.TRAWL_PORT,
+    databaseUrl: e.TRAWL_DATABASE_URL,
+    redisUrl: e.TRAWL_REDIS_URL ?? null,
+    baseUrl,
+    appUrl,
+    siteUrl: e.TRAWL_SITE_URL ?? null,
+    adminToken: e.TRAWL_ADMIN_TOKEN ?? null,
+    upstreamHosts,
+    allowPrivateNetwork: e.TRAWL_ALLOW_PRIVATE_NETWORK === 'true',
+    webhookRetryBaseMs: e.TRAWL_WEBHOOK_RETRY_BASE_MS,
+    schedulerPollMs: e.TRAWL_SCHEDULER_POLL_MS,
+    workers: e.TRAWL_WORKERS === 'true',
+    usdPerCredit: e.TRAWL_USD_PER_CREDIT,
+    proxyPools: Object.freeze(proxyPools),
+    upstreamTimeoutMs: e.TRAWL_UPSTREAM_TIMEOUT_MS,
+    bodyLimitBytes: e.TRAWL_BODY_LIMIT_BYTES,
+    keyCacheMs: e.TRAWL_KEY_CACHE_MS,
+    logLevel: e.TRAWL_LOG_LEVEL,
+  })
+}
+
+/** An empty variable means "unset", as in most shells' `VAR= cmd`. */
+function stripEmpty(env: Record<string, string | undefined>) {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+}
+
+function hostForUrl(host: string) {
+  return host.includes(':') ? `[${host}]` : host
+}
+
+/** `www.google.com=http://127.0.0.1:9101,*=http://127.0.0.1:9102` (CONTRACT §4). */
+export function parseHostMap(text: string): Map<string, string> {
+  const map = new Map<string, string>()
+  for (const pair of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=')
+    const host = pair.slice(0, eq).trim().toLowerCase()
+    const base = pair.slice(eq + 1).trim()
+    if (eq <= 0 || !base) throw new Error(`"${pair}" is not host=baseURL`)
+    if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+      throw new Error(`"${base}" is not an http(s) URL`)
+    }
+    map.set(host, base.replace(/\/$/, ''))
+  }
+  return map
+}
+
+/**
+ * `main=http://p1:3128,http://p2:3128;backup=http://p3:3128;de=socks...`: pools separated by `;`,
+ * proxies in a pool by `,`. Pools are tried in the order written when one fails.
+ */
+export function parseProxyPools(text: string): ProxyPool[] {
+  const pools: ProxyPool[] = []
+  for (const chunk of text.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const eq = chunk.indexOf('=')
+    if (eq <= 0) throw new Error(`"${chunk}" is not name=url[,url...]`)
+    const name = chunk.slice(0, eq).trim().toLowerCase()
+    const urls = chunk
+      .slice(eq + 1)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+    if (urls.length === 0) throw new Error(`pool "${name}" has no proxies`)
+    for (const u of urls) {
+      if (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol)) {
+        throw new Error(`proxy "${u}" in pool "${name}" is not an http(s) URL`)
+      }
+    }
+    pools.push({ name, urls })
+  }
+  return pools
+}

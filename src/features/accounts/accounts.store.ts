@@ -1,0 +1,73 @@
+import type { Db, Tx } from '../../store/database.ts'
+import type { AccountRow, ApiKeyRow, UserRow } from '../../store/schema.ts'
+
+/** SQL for accounts, users and keys. No rules here: those live in accounts.service.ts. */
+
+export const insertAccount = (db: Db | Tx, row: AccountRow) => db.insertInto('accounts').values(row).execute()
+export const insertUser = (db: Db | Tx, row: UserRow) => db.insertInto('users').values(row).execute()
+export const insertKey = (db: Db | Tx, row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute()
+
+export const findAccount = (db: Db | Tx, id: string) =>
+  db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+
+export const findUser = (db: Db | Tx, id: string) =>
+  db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+
+export const findUserByEmail = (db: Db | Tx, email: string) =>
+  db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
+
+export const findOwner = (db: Db | Tx, accountId: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow()
+
+export const findKey = (db: Db | Tx, accountId: string, id: string) =>
+  db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
+
+export const listLiveKeys = (db: Db | Tx, accountId: string) =>
+  db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at')
+    .execute()
+
+/** The auth lookup: key by hash with the account fields every request needs. */
+export const findKeyByHash = (db: Db, secretHash: string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select([
+      'k.id',
+      'k.account_id',
+      'k.user_id',
+      'k.name',
+      'k.secret_hash',
+      'k.credit_limit_mc',
+      'k.allow_fallback',
+      'k.last_used_at',
+      'k.revoked_at',
+      'a.plan',
+      'a.rate_limit_rps',
+    ])
+    .where('k.secret_hash', '=', secretHash)
+    .executeTakeFirst()
+
+export const updateAccount = (db: Db | Tx, id: string, patch: Partial<AccountRow>) =>
+  db.updateTable('accounts').set(patch).where('id', '=', id).execute()
+
+export const updateKey = (db: Db | Tx, id: string, patch: Partial<ApiKeyRow>) =>
+  db.updateTable('api_keys').set(patch).where('id', '=', id).execute()
+
+/** Writes last_used_at only when the stored value is a minute old, so hot keys cost no write per call. */
+export const touchKey = (db: Db, id: string, now: number) =>
+  db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+    .execute()

@@ -1,0 +1,50 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+
+export const KEY_PREFIX = 'trawl_live_'
+const KEY_SECRET_BYTES = 24 // 192 bits, base64url: 32 characters
+const KEY_PATTERN = /^trawl_live_[A-Za-z0-9_-]{32}$/
+
+/** A new API key: the secret is returned once; only its SHA-256 is stored. */
+export function newApiKey() {
+  const secret = KEY_PREFIX + randomBytes(KEY_SECRET_BYTES).toString('base64url')
+  return { secret, hash: sha256(secret), prefix: secret.slice(0, KEY_PREFIX.length + 6) }
+}
+
+export const looksLikeApiKey = (s: string) => KEY_PATTERN.test(s)
+
+export function newWebhookSecret() {
+  return `whsec_${randomBytes(32).toString('base64url')}`
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+/** Constant-time equality of two strings of any length (compares their digests). */
+export function safeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
+}
+
+const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
+
+/** scrypt (a memory-hard KDF in Node's own crypto) so no native addon is needed for passwords. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const hash = await scryptAsync(password, salt, 32, SCRYPT)
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64')
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  })
+  return timingSafeEqual(actual, expected)
+}

@@ -1,0 +1,11 @@
+/** Credits on the wire are decimals (0.5); inside they are integer millicredits so sums never drift. */
+export const MC_PER_CREDIT = 1000
+
+export const toMc = (credits: number) => Math.round(credits * MC_PER_CREDIT)
+export const toCredits = (mc: number) => mc / MC_PER_CREDIT
+
+/** UTC calendar month and day: the periods of key limits, spend caps and daily limits. */
+export function periods(now = new Date()) {
+  const iso = now.toISOString()
+  return { month: iso.slice(0, 7), day: iso.slice(0, 10) }
+}

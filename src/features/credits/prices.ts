@@ -1,0 +1,23 @@
+import { toMc } from './money.ts'
+
+/** SPEC "Credit prices", in one place. Every debit in Trawl is computed here. */
+export const PRICES = {
+  page: 1, // search, news, images, videos, maps, places, shopping, scholar, patents, webpage, compatible endpoint
+  depthBundle100: 7, // num=100 instead of 10 pages
+  reviewsPer10: 1,
+  autocomplete: 0.5,
+  lens: 2,
+  rank: 7,
+  cacheHitFactor: 0.5,
+  batchFactor: 0.5,
+} as const
+
+/** Search-style verticals: one credit per 10 results asked for; num=100 is the 7-credit bundle. */
+export function searchPriceMc(num: number): number {
+  if (num >= 100) return toMc(PRICES.depthBundle100)
+  return toMc(PRICES.page * Math.ceil(num / 10))
+}
+
+export function cacheHitPriceMc(priceMc: number): number {
+  return Math.round(priceMc * PRICES.cacheHitFactor)
+}

@@ -1,0 +1,104 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../errors.ts'
+import { findKeyByHash, touchKey } from '../features/accounts/accounts.store.ts'
+import { rateLimitFor } from '../features/accounts/plans.ts'
+import { looksLikeApiKey, safeEqual, sha256 } from '../features/accounts/secrets.ts'
+import type { Store } from '../store/database.ts'
+
+/** Who is calling: resolved from the API key on every authenticated request. */
+export interface AuthContext {
+  keyId: string
+  accountId: string
+  userId: string
+  plan: string
+  rps: number
+  keyLimitMc: number | null
+  allowFallback: boolean
+}
+
+interface Cached {
+  auth: AuthContext | null // null: revoked
+  hash: string
+  expiresAt: number
+  lastTouched: number
+}
+
+/**
+ * Validated keys are cached for `ttlMs` (at most a minute, SPEC Authentication 8). Rotation and
+ * revocation in this process drop the entry at once; other processes see them within the TTL.
+ */
+export class KeyCache {
+  private byHash = new Map<string, Cached>()
+
+  constructor(
+    private store: Store,
+    private ttlMs: number,
+  ) {}
+
+  async resolve(secret: string): Promise<AuthContext> {
+    if (!looksLikeApiKey(secret)) throw new ApiError('unauthorized', 'malformed API key: keys look like trawl_live_ followed by 32 characters')
+    const hash = sha256(secret)
+    const now = Date.now()
+    let entry = this.byHash.get(hash)
+    if (!entry || entry.expiresAt <= now) {
+      const row = await findKeyByHash(this.store.db, hash)
+      // The index lookup found the row by hash; compare again in constant time so no code path
+      // ever branches on a partial match of secret material.
+      if (!row || !safeEqual(row.secret_hash, hash)) {
+        this.byHash.delete(hash)
+        throw new ApiError('unauthorized', 'invalid API key')
+      }
+      entry = {
+        hash,
+        expiresAt: now + this.ttlMs,
+        lastTouched: row.last_used_at ?? 0,
+        auth:
+          row.revoked_at != null
+            ? null
+            : {
+                keyId: row.id,
+                accountId: row.account_id,
+                userId: row.user_id,
+                plan: row.plan,
+                rps: rateLimitFor(row.plan, row.rate_limit_rps),
+                keyLimitMc: row.credit_limit_mc,
+                allowFallback: row.allow_fallback === 1,
+              },
+      }
+      if (this.ttlMs > 0) this.byHash.set(hash, entry)
+    }
+    if (!entry.auth) throw new ApiError('unauthorized', 'API key was revoked')
+    if (now - entry.lastTouched >= 60_000) {
+      entry.lastTouched = now
+      void touchKey(this.store.db, entry.auth.keyId, now).catch(() => {}) // best effort: usage stats only
+    }
+    return entry.auth
+  }
+
+  /** Forget a key at once (rotate, revoke, limit change). */
+  invalidate(keyId: string) {
+    for (const [hash, entry] of this.byHash) if (entry.auth?.keyId === keyId || !entry.auth) this.byHash.delete(hash)
+  }
+
+  /** Forget every key of an account (plan or rate change). */
+  invalidateAccount(accountId: string) {
+    for (const [hash, entry] of this.byHash) if (entry.auth?.accountId === accountId) this.byHash.delete(hash)
+  }
+}
+
+/** Where SPEC lets a key arrive: the Authorization header, `?api_key=` on GET, `?key=` on /customsearch/v1. */
+export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: boolean } = {}): string {
+  const header = req.headers.authorization
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    if (!match?.[1]) throw new ApiError('unauthorized', 'malformed Authorization header: use Authorization: Bearer <API key>')
+    return match[1]
+  }
+  const query = (req.query ?? {}) as Record<string, unknown>
+  if (req.method === 'GET' && typeof query.api_key === 'string') return query.api_key
+  if (opts.allowKeyParam && typeof query.key === 'string') return query.key
+  if (req.method !== 'GET' && (typeof query.api_key === 'string' || typeof query.key === 'string')) {
+    throw new ApiError('unauthorized', 'api_key in the query string is accepted on GET only; send Authorization: Bearer <API key>')
+  }
+  throw new ApiError('unauthorized', 'missing API key: send Authorization: Bearer <API key>')
+}

@@ -1,0 +1,18 @@
+import type { AuthContext } from './auth.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the key check on routes with `config.auth === 'key'`. */
+    auth: AuthContext
+    /** performance.now() when the request arrived; X-Latency-Ms is measured from it. */
+    startedAt: number
+  }
+  interface FastifyContextConfig {
+    /** 'key': API key + rate limit; 'key-free': API key, not rate limited (SPEC: GET /v1/account); 'admin': operator token. */
+    auth?: 'key' | 'key-free' | 'admin'
+    /** Billed endpoints send X-Credits-Used: 0 and friends on failures too. */
+    billed?: boolean
+    /** /customsearch/v1 also takes the key as ?key=. */
+    keyParam?: boolean
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Parameter names of other search APIs (SerpApi, Serper, Brave, Tavily, Bing, DuckDuckGo, Google
+ * Custom Search) mapped to what Trawl calls them, so a migrating user's 400 says what to write instead.
+ */
+const ALIASES: Record<string, string> = {
+  // SerpApi / Serper / Google
+  gl: 'country',
+  hl: 'language',
+  lr: 'language',
+  cr: 'country',
+  google_domain: 'country',
+  start: 'page',
+  ijn: 'page',
+  tbm: 'the vertical endpoint (/v1/images, /v1/news, /v1/videos, /v1/shopping)',
+  udm: 'the vertical endpoint (/v1/images, /v1/news, /v1/videos, /v1/shopping)',
+  type: 'the vertical endpoint (/v1/images, /v1/news, /v1/videos, /v1/shopping)',
+  nfpr: 'autocorrect',
+  filter: 'autocorrect',
+  no_cache: 'max_age',
+  json_restrictor: 'fields',
+  output: 'format',
+  safesearch: 'safe',
+  safeSearch: 'safe',
+  // Google Custom Search JSON API
+  cx: '/customsearch/v1 (cx is accepted there)',
+  dateRestrict: 'time',
+  siteSearch: 'include_domains',
+  excludeTerms: 'q with -term',
+  key: 'api_key',
+  // Brave / Bing / DuckDuckGo
+  count: 'num',
+  offset: 'page',
+  mkt: 'country',
+  cc: 'country',
+  setlang: 'language',
+  search_lang: 'language',
+  ui_lang: 'language',
+  kl: 'country',
+  freshness: 'time',
+  spellcheck: 'autocorrect',
+  // Tavily / Exa and friends
+  query: 'q',
+  search_query: 'q',
+  max_results: 'num',
+  num_results: 'num',
+  search_depth: 'num',
+  time_range: 'time',
+  days: 'time',
+  topic: 'the vertical endpoint (/v1/news)',
+  include_raw_content: 'include_content',
+  include_answer: 'answer_box (returned whenever the engine shows one)',
+  include_images: '/v1/images',
+  apiKey: 'api_key',
+  api_key_header: 'the Authorization header',
+}
+
+export function unknownParameterMessage(name: string): string {
+  const replacement = Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined
+  return replacement ? `unknown parameter ${name}: use ${replacement}` : `unknown parameter ${name}`
+}

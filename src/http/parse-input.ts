@@ -1,0 +1,78 @@
+import type { FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { ApiError } from '../errors.ts'
+import { unknownParameterMessage } from './param-aliases.ts'
+
+/**
+ * Validates a request's parameters with a strict zod schema: the JSON body for POST, the query
+ * string for GET (coerced to the schema's types first, so both forms give identical results).
+ * Every failure is a 400 invalid_request whose message names the parameter.
+ */
+export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest, opts: { ignore?: string[] } = {}): z.infer<S> {
+  let input: unknown
+  if (req.method === 'GET') {
+    input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
+  } else {
+    input = req.body ?? {}
+    if (Array.isArray(input)) {
+      throw new ApiError('invalid_request', 'body must be a JSON object, not an array; send many queries with POST /v1/batches')
+    }
+    if (typeof input !== 'object' || input === null) throw new ApiError('invalid_request', 'body must be a JSON object')
+    if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
+  }
+  return parseWith(schema, input)
+}
+
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input)
+  if (result.success) return result.data
+  throw new ApiError('invalid_request', describeIssue(result.error.issues[0]))
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'invalid request'
+  if (issue.code === 'unrecognized_keys') return unknownParameterMessage(issue.keys[0] ?? '')
+  const name = issue.path.map(String).join('.')
+  if (!name) return issue.message
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${name} is required`
+  // Schema messages that already start with the parameter's name read best as they are.
+  return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`
+}
+
+function omit(obj: Record<string, unknown>, keys: string[]) {
+  return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)))
+}
+
+/** The zod type under optional/default/nullable wrappers: what a query-string value must become. */
+function baseType(t: z.core.$ZodType): string {
+  let def = t._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType; options?: z.core.$ZodType[] }
+  while (def.innerType || def.in) {
+    const next = (def.innerType ?? def.in) as z.core.$ZodType
+    def = next._zod.def as typeof def
+  }
+  if (def.type === 'union' && def.options) {
+    const kinds = def.options.map(baseType)
+    if (kinds.includes('array')) return 'array'
+    return kinds[0] ?? 'string'
+  }
+  return def.type
+}
+
+function coerceQuery(schema: z.ZodObject, query: Record<string, string | string[]>, ignore: string[]) {
+  const out: Record<string, unknown> = {}
+  for (const [key, raw] of Object.entries(query ?? {})) {
+    if (ignore.includes(key)) continue
+    const field = schema.shape[key] as z.core.$ZodType | undefined
+    const kind = field ? baseType(field) : 'string'
+    const value = Array.isArray(raw) ? raw : [raw]
+    if (kind === 'array') {
+      out[key] = value.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+      continue
+    }
+    const last = value[value.length - 1] ?? ''
+    if (kind === 'number' || kind === 'int') out[key] = /^-?\d+(\.\d+)?$/.test(last.trim()) ? Number(last) : last
+    else if (kind === 'boolean') out[key] = last === 'true' || last === '1' ? true : last === 'false' || last === '0' ? false : last
+    else out[key] = last
+  }
+  return out
+}

@@ -1,0 +1,107 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { Dialect } from './database.ts'
+
+/**
+ * One ordered list for both engines, written with Kysely's schema builder. Where the engines differ
+ * (auto-increment ids), the migration branches on the dialect; everything else is portable by design.
+ */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const autoId = (col: any) => (dialect === 'postgres' ? col : col.autoIncrement())
+  return {
+    '0001_accounts_keys_billing': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('accounts')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('plan', 'text', (c) => c.notNull())
+          .addColumn('balance_mc', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('rate_limit_rps', 'integer')
+          .addColumn('monthly_spend_cap_mc', 'bigint')
+          .addColumn('daily_limit_mc', 'bigint')
+          .addColumn('member_key_limit_mc', 'bigint')
+          .addColumn('webhook_url', 'text')
+          .addColumn('webhook_secret', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute()
+        await db.schema
+          .createTable('users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('password_hash', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute()
+        await db.schema.createIndex('users_account').on('users').column('account_id').execute()
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('prefix', 'text', (c) => c.notNull())
+          .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('credit_limit_mc', 'bigint')
+          .addColumn('allow_fallback', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_at', 'bigint')
+          .addColumn('revoked_at', 'bigint')
+          .execute()
+        await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute()
+        await db.schema
+          .createTable('usage_counters')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('scope_id', 'text', (c) => c.notNull())
+          .addColumn('period', 'text', (c) => c.notNull())
+          .addColumn('credits_mc', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('requests', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('usage_counters_pk', ['scope', 'scope_id', 'period'])
+          .execute()
+        await db.schema
+          .createTable('ledger')
+          .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => autoId(c.primaryKey()))
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_id', 'text')
+          .addColumn('request_id', 'text')
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('amount_mc', 'bigint', (c) => c.notNull())
+          .addColumn('balance_after_mc', 'bigint', (c) => c.notNull())
+          .addColumn('endpoint', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute()
+        await db.schema.createIndex('ledger_account').on('ledger').columns(['account_id', 'id']).execute()
+        await db.schema
+          .createTable('cache_entries')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('stored_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute()
+        await db.schema.createIndex('cache_entries_expiry').on('cache_entries').column('expires_at').execute()
+        await db.schema
+          .createTable('reservations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('amount_mc', 'bigint', (c) => c.notNull())
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('endpoint', 'text', (c) => c.notNull())
+          .addColumn('period_month', 'text', (c) => c.notNull())
+          .addColumn('period_day', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute()
+        await db.schema.createIndex('reservations_age').on('reservations').column('created_at').execute()
+      },
+    },
+  }
+}
+
+/** Applies every pending migration; safe to call at every start and from several processes. */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  const list = migrations(dialect)
+  const provider: MigrationProvider = { getMigrations: async () => list }
+  const migrator = new Migrator({ db, provider })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) throw error
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,22 @@
+import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base'
+
+/** Tokens in `text` under o200k_base (the GPT-4o family's tokenizer); what X-Tokens-Estimate reports. */
+export function countTokens(text: string): number {
+  return text ? encode(text).length : 0
+}
+
+/**
+ * Cuts `text` to at most `maxTokens` tokens, backing off to the last paragraph, line or sentence end
+ * so a reader never gets half a word or half a table row.
+ */
+export function trimToTokens(text: string, maxTokens: number): { text: string; trimmed: boolean } {
+  const tokens = encode(text)
+  if (tokens.length <= maxTokens) return { text, trimmed: false }
+  const cut = decode(tokens.slice(0, maxTokens))
+  const floor = Math.floor(cut.length * 0.6) // never give back more than 40% to find a boundary
+  for (const boundary of ['\n\n', '\n', '. ', ' ']) {
+    const at = cut.lastIndexOf(boundary)
+    if (at >= floor) return { text: cut.slice(0, at + (boundary === '. ' ? 1 : 0)).trimEnd(), trimmed: true }
+  }
+  return { text: cut.trimEnd(), trimmed: true }
+}

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { openServices, type Services } from '../../src/services.ts'
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789'
+
+export interface Trawl {
+  base: string
+  app: FastifyInstance
+  services: Services
+  /** Creates an account through the operator API and returns its first key's secret. */
+  account(body?: Record<string, unknown>): Promise<{ id: string; key: string; ownerId: string }>
+  admin(method: string, path: string, body?: unknown): Promise<Response>
+  close(): Promise<void>
+}
+
+/**
+ * The real server on a random port over a fresh database: SQLite in a temp dir by default, or a
+ * fresh schema-isolated PostgreSQL database when `TRAWL_TEST_POSTGRES` style env is passed in `env`.
+ */
+export async function startTrawl(env: Record<string, string> = {}): Promise<Trawl> {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-test-'))
+  const config = loadConfig({
+    TRAWL_DATABASE_URL: `sqlite:${join(dir, 'trawl.db')}`,
+    TRAWL_ADMIN_TOKEN: ADMIN_TOKEN,
+    TRAWL_LOG_LEVEL: 'silent',
+    TRAWL_PORT: '0',
+    ...env,
+  })
+  const services = await openServices(config)
+  const app = await buildApp(services)
+  app.addHook('onClose', () => services.close())
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  return {
+    base,
+    app,
+    services,
+    admin,
+    async account(body = {}) {
+      const res = await admin('POST', '/admin/v1/accounts', { email: `${randomUUID()}@example.test`, credits: 100, ...body })
+      if (res.status !== 201) throw new Error(`account create failed: ${res.status} ${await res.text()}`)
+      const json = (await res.json()) as { account: { id: string }; key: { secret: string }; owner: { id: string } }
+      return { id: json.account.id, key: json.key.secret, ownerId: json.owner.id }
+    },
+    async close() {
+      await app.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
