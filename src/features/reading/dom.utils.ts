@@ -1,0 +1,141 @@
+import type { AnyNode, Element, ParentNode } from 'domhandler'
+
+/** Small helpers over htmlparser2's DOM (domhandler), which the reader uses for speed. */
+
+export const isElement = (n: AnyNode): n is Element => n.type === 'tag' || n.type === 'script' || n.type === 'style'
+export const isText = (n: AnyNode): n is AnyNode & { data: string } => n.type === 'text'
+
+/** Elements that start a new block of text when rendered. */
+export const BLOCK_TAGS = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'dir',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'html',
+  'li',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'caption',
+  'listing',
+  'xmp',
+  'plaintext',
+  'frameset',
+  'noframes',
+])
+
+export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
+
+export function attr(el: Element, name: string): string | undefined {
+  return el.attribs[name]
+}
+
+/** All text below `node`, entity-decoded by the parser, whitespace left as written. */
+export function rawText(node: AnyNode): string {
+  if (isText(node)) return node.data
+  if (!('children' in node)) return ''
+  let out = ''
+  for (const c of (node as ParentNode).children) out += rawText(c)
+  return out
+}
+
+export const collapse = (s: string) => s.replace(/\s+/g, ' ').trim()
+
+export function textOf(node: AnyNode): string {
+  return collapse(rawText(node))
+}
+
+export function removeNode(node: AnyNode): void {
+  const parent = node.parent
+  if (!parent) return
+  const i = parent.children.indexOf(node as never)
+  if (i >= 0) parent.children.splice(i, 1)
+  const prev = node.prev
+  const next = node.next
+  if (prev) prev.next = next
+  if (next) next.prev = prev
+  node.parent = null
+  node.prev = null
+  node.next = null
+}
+
+/** Depth-first pre-order walk over elements; returning false skips an element's children. */
+export function walkElements(root: ParentNode, visit: (el: Element) => boolean | undefined): void {
+  const stack: AnyNode[] = [...root.children].reverse()
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (!isElement(node)) continue
+    if (visit(node) === false) continue
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!)
+  }
+}
+
+export function findFirst(root: ParentNode, test: (el: Element) => boolean): Element | undefined {
+  let found: Element | undefined
+  walkElements(root, (el) => {
+    if (found) return false
+    if (test(el)) {
+      found = el
+      return false
+    }
+    return true
+  })
+  return found
+}
+
+export function findAll(root: ParentNode, test: (el: Element) => boolean): Element[] {
+  const out: Element[] = []
+  walkElements(root, (el) => {
+    if (test(el)) out.push(el)
+  })
+  return out
+}
+
+/** Resolves `href` against the page; undefined for javascript:, data: (unless allowed) or garbage. */
+export function absoluteUrl(href: string | undefined, base: string, allowData = false): string | undefined {
+  if (!href) return undefined
+  const trimmed = href.trim()
+  if (!trimmed || /^(javascript|vbscript|about):/i.test(trimmed)) return undefined
+  if (/^data:/i.test(trimmed)) return allowData ? trimmed : undefined
+  try {
+    return new URL(trimmed, base).href
+  } catch {
+    return undefined
+  }
+}

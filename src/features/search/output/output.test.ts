@@ -1,0 +1,101 @@
+import { describe, expect, test } from 'vitest'
+import { ApiError } from '../../../errors.ts'
+import { countTokens } from '../../../text/tokens.ts'
+import { renderSearchResponse, validateOutputOptions } from './output.ts'
+import { autocompleteBody, lensBody, reviewsBody, searchBody } from './sample-bodies.fixture.ts'
+
+function errorOf(run: () => unknown): ApiError {
+  try {
+    run()
+  } catch (err) {
+    if (err instanceof ApiError) return err
+    throw err
+  }
+  throw new Error('expected an ApiError')
+}
+
+describe('renderSearchResponse', () => {
+  test('json: the body unchanged, as compact JSON text, with the payload as the token text', () => {
+    const body = searchBody()
+    const out = renderSearchResponse('search', body, { format: 'json' })
+    expect(out.contentType).toBe('application/json; charset=utf-8')
+    expect(out.payload).toBe(JSON.stringify(body))
+    expect(out.payload).not.toContain('\n')
+    expect(out.tokensText).toBe(out.payload)
+  })
+
+  test('json + fields: projected, meta and request kept', () => {
+    const body = searchBody()
+    const out = renderSearchResponse('search', body, { format: 'json', fields: 'results.link,answer_box.answer' })
+    expect(JSON.parse(out.payload)).toEqual({
+      request: body.request,
+      results: [
+        { link: 'https://www.seriouseats.com/best-espresso-machines-7100546' },
+        { link: 'https://en.wikipedia.org/wiki/Espresso_machine_(coffee)' },
+        { link: 'https://deals.example.com/espresso?ref=a|b' },
+      ],
+      answer_box: { answer: '9 bars of pressure' },
+      meta: body.meta,
+    })
+  })
+
+  test('compact: smaller than json and keeps the same top-level keys', () => {
+    const body = searchBody()
+    const json = renderSearchResponse('search', body, { format: 'json' })
+    const compact = renderSearchResponse('search', body, { format: 'compact' })
+    expect(compact.contentType).toBe('application/json; charset=utf-8')
+    expect(Object.keys(JSON.parse(compact.payload))).toEqual(Object.keys(body))
+    expect(countTokens(compact.tokensText)).toBeLessThan(countTokens(json.tokensText))
+  })
+
+  test('compact + fields: the listed fields decide, compact only drops empty values', () => {
+    const body = searchBody()
+    const out = renderSearchResponse('search', body, { format: 'compact', fields: 'results.displayed_link,results.date' })
+    expect(JSON.parse(out.payload)).toEqual({
+      request: body.request,
+      results: [{ displayed_link: 'https://www.seriouseats.com › Equipment', date: 'Mar 4, 2024' }, {}, {}],
+      meta: body.meta,
+    })
+  })
+
+  test('markdown: text/markdown and the Markdown document as the token text', () => {
+    const out = renderSearchResponse('reviews', reviewsBody(), { format: 'markdown' })
+    expect(out.contentType).toBe('text/markdown; charset=utf-8')
+    expect(out.payload.startsWith('# Reviews\n')).toBe(true)
+    expect(out.tokensText).toBe(out.payload)
+  })
+
+  test('lens and autocomplete still render JSON', () => {
+    expect(JSON.parse(renderSearchResponse('lens', lensBody(), { format: 'json' }).payload)).toEqual(lensBody())
+    const compact = renderSearchResponse('autocomplete', autocompleteBody(), { format: 'compact' })
+    expect(JSON.parse(compact.payload).results).toEqual([{ value: 'espresso' }, { value: 'espresso machine' }])
+  })
+})
+
+describe('validateOutputOptions', () => {
+  test('returns the parsed paths, or undefined without fields', () => {
+    expect(validateOutputOptions('news', { format: 'json' })).toBeUndefined()
+    expect(validateOutputOptions('reviews', { format: 'compact', fields: 'results.rating,next_page_token' })).toEqual([
+      ['results', 'rating'],
+      ['next_page_token'],
+    ])
+  })
+
+  test.each([
+    [
+      'search',
+      { format: 'markdown', fields: 'results.title' },
+      'fields cannot be combined with format=markdown; use format=json or format=compact with fields',
+    ],
+    ['autocomplete', { format: 'markdown' }, 'format=markdown is not available on /v1/autocomplete; use json or compact'],
+    ['lens', { format: 'markdown' }, 'format=markdown is not available on /v1/lens; it returns JSON only'],
+    ['autocomplete', { format: 'json', fields: 'results.value' }, 'fields is not available on /v1/autocomplete'],
+    ['news', { format: 'json', fields: 'people_also_ask' }, 'fields: unknown key "people_also_ask"; allowed: request, results, meta'],
+    ['search', { format: 'json', fields: '' }, 'fields: must list at least one path, e.g. results.title,results.link'],
+  ] as const)('%s %j is invalid_request', (vertical, options, message) => {
+    const err = errorOf(() => renderSearchResponse(vertical, searchBody(), options))
+    expect(err.code).toBe('invalid_request')
+    expect(err.message).toBe(message)
+    expect(errorOf(() => validateOutputOptions(vertical, options)).message).toBe(message)
+  })
+})

@@ -1,0 +1,82 @@
+/**
+ * The output layer every search vertical shares: turns a response body into the bytes sent for format=json,
+ * format=compact, format=markdown and fields=. Routes call `validateOutputOptions` while parsing the request (so a
+ * bad `fields=` fails before any upstream work or billing) and `renderSearchResponse` to shape the reply.
+ *
+ * Combinations:
+ * - json + fields: the projection alone.
+ * - compact + fields: the caller's paths choose the fields (an explicit choice beats compact's defaults); compact
+ *   then only drops null and empty values.
+ * - markdown + fields: rejected. Markdown layouts need particular fields, so silently ignoring `fields` or
+ *   printing a half-empty layout would both surprise the caller.
+ */
+import { ApiError } from '../../../errors.ts'
+import { compactBody, pruneBody } from './compact.format.ts'
+import { type FieldPath, parseFields, projectFields } from './fields.projection.ts'
+import { assertFormatAllowed, renderMarkdown } from './markdown.format.ts'
+import { endpointPath, type OutputFormat, type ResponseBody, topLevelKeys, type Vertical } from './output.types.ts'
+
+export { compactBody } from './compact.format.ts'
+export { type FieldPath, MAX_FIELD_PATHS, parseFields, projectFields } from './fields.projection.ts'
+export { assertFormatAllowed, MARKDOWN_VERTICALS, renderMarkdown } from './markdown.format.ts'
+export {
+  endpointPath,
+  type OutputFormat,
+  type ResponseBody,
+  type ResponseMeta,
+  topLevelKeys,
+  VERTICALS,
+  type Vertical,
+} from './output.types.ts'
+
+export interface OutputOptions {
+  format: OutputFormat
+  /** The raw `fields=` value, when the request had one. */
+  fields?: string
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+export const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8'
+
+export interface RenderedResponse {
+  contentType: typeof JSON_CONTENT_TYPE | typeof MARKDOWN_CONTENT_TYPE
+  payload: string
+  /** The text X-Tokens-Estimate is counted on: exactly what is sent, so the header matches the reader's cost. */
+  tokensText: string
+}
+
+/**
+ * Checks that `format` and `fields` are offered on `vertical` and returns the parsed `fields=` paths.
+ * Throws `invalid_request` naming the parameter.
+ */
+export function validateOutputOptions(vertical: Vertical, options: OutputOptions): FieldPath[] | undefined {
+  assertFormatAllowed(vertical, options.format)
+  if (options.fields === undefined) return undefined
+  if (vertical === 'autocomplete') {
+    // SPEC's parameter table offers fields= on every vertical except autocomplete, whose items have one field.
+    throw new ApiError('invalid_request', `fields is not available on ${endpointPath(vertical)}`)
+  }
+  if (options.format === 'markdown') {
+    throw new ApiError('invalid_request', 'fields cannot be combined with format=markdown; use format=json or format=compact with fields')
+  }
+  return parseFields(options.fields, topLevelKeys(vertical))
+}
+
+/** Renders a vertical's response body in the requested format. Throws `invalid_request` on bad options. */
+export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical, body: B, options: OutputOptions): RenderedResponse {
+  const fields = validateOutputOptions(vertical, options)
+  if (options.format === 'markdown') {
+    const markdown = renderMarkdown(vertical, body)
+    return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: markdown }
+  }
+  let shaped: object = body
+  if (fields) {
+    const projected = projectFields(body, fields)
+    shaped = options.format === 'compact' ? pruneBody(projected) : projected
+  } else if (options.format === 'compact') {
+    shaped = compactBody(vertical, body)
+  }
+  // No indentation: every space is a token a model pays for, and clients parse it anyway.
+  const payload = JSON.stringify(shaped)
+  return { contentType: JSON_CONTENT_TYPE, payload, tokensText: payload }
+}
