@@ -13,6 +13,7 @@ export interface Tables {
   ledger: LedgerRow
   cache_entries: CacheEntryRow
   reservations: ReservationRow
+  sessions: SessionRow
 }
 
 export interface AccountRow {
@@ -67,7 +68,7 @@ export interface LedgerRow {
   account_id: string
   key_id: string | null
   request_id: string | null
-  kind: 'purchase' | 'reserve' | 'refund'
+  kind: 'purchase' | 'reserve' | 'refund' | 'charge'
   amount_mc: number
   balance_after_mc: number
   endpoint: string | null
@@ -95,4 +96,12 @@ export interface ReservationRow {
   period_month: string
   period_day: string
   created_at: number
+}
+
+/** A dashboard login; the cookie holds the token, the table only its SHA-256. */
+export interface SessionRow {
+  id_hash: string
+  user_id: string
+  created_at: number
+  expires_at: number
 }

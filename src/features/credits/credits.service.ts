@@ -29,9 +29,22 @@ const fmt = (mc: number) => String(toCredits(mc))
  * overdraw the balance, a key's monthly limit, the spend cap or the daily limit.
  */
 export async function reserve(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string): Promise<Reservation> {
+  return debit(store, payer, amountMc, requestId, endpoint, true)
+}
+
+/**
+ * Debits `amountMc` for work that is already done (a cache hit): the same checks as reserve() in
+ * one transaction, with nothing held. Returns the balance after.
+ */
+export async function charge(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string): Promise<number> {
+  const r = await debit(store, payer, amountMc, requestId, endpoint, false)
+  return r.balanceAfterMc
+}
+
+async function debit(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string, hold: boolean) {
   const now = Date.now()
   const { month, day } = periods(new Date(now))
-  const reservation: Reservation = { id: randomUUID(), payer, amountMc, requestId, endpoint, month, day }
+  const reservation = { id: randomUUID(), payer, amountMc, requestId, endpoint, month, day, balanceAfterMc: 0 }
   await store.transaction(async (tx) => {
     const account = await lockAccount(tx, payer.accountId)
     if (!account) throw new ApiError('unauthorized', 'API key belongs to a deleted account')
@@ -67,8 +80,8 @@ export async function reserve(store: Store, payer: Payer, amountMc: number, requ
       period_day: day,
       created_at: now,
     }
-    await insertReservation(tx, row)
-    await moveBalance(tx, payer.accountId, -amountMc, { kind: 'reserve', key_id: payer.keyId, request_id: requestId, endpoint }, now)
+    if (hold) await insertReservation(tx, row)
+    reservation.balanceAfterMc = await moveBalance(tx, payer.accountId, -amountMc, { kind: hold ? 'reserve' : 'charge', key_id: payer.keyId, request_id: requestId, endpoint }, now)
     await countUsage(tx, row, amountMc, 1)
   })
   return reservation

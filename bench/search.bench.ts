@@ -1,0 +1,74 @@
+/**
+ * Cached /v1/search requests per second next to a bare Fastify handler on the same machine (same
+ * load generator, same connections), and the median Google page parse time over every web fixture.
+ * Run: npm run bench:search
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import autocannon from 'autocannon'
+import Fastify from 'fastify'
+import { parseGoogleSearch } from '../src/features/search/engines/google/google-search.parse.ts'
+import { fakeUpstream, fixture, htmlPage, SHARED } from '../test/support/fake-upstream.ts'
+import { startTrawl } from '../test/support/start-trawl.ts'
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8)
+const CONNECTIONS = 50
+
+async function load(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers })
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
+}
+
+async function benchHttp() {
+  const upstream = await fakeUpstream(htmlPage(fixture('serp/google/web-desktop/zlurad-coffee.html')))
+  const trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
+  const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1_000_000, credits: 10_000_000 })
+  const url = `${trawl.base}/v1/search?q=coffee&max_age=86400`
+  const warm = await fetch(url, { headers: { authorization: `Bearer ${key}` } })
+  const body = await warm.text()
+  const cached = await load(url, { authorization: `Bearer ${key}` })
+
+  const bare = Fastify({ logger: false })
+  bare.get('/v1/search', async (_req, reply) => reply.type('application/json').send(body))
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
+  const baseline = await load(`${bareUrl}/v1/search?q=coffee`)
+  await bare.close()
+  await trawl.close()
+  await upstream.close()
+  return { cached, baseline, bytes: body.length }
+}
+
+function benchParse() {
+  const dirs = ['web-desktop', 'web-mobile', 'web-nojs', 'web-basic']
+  const pages: { name: string; html: string }[] = []
+  for (const dir of dirs) {
+    const folder = new URL(`fixtures/serp/google/${dir}/`, SHARED)
+    for (const file of readdirSync(folder))
+      if (file.endsWith('.html')) pages.push({ name: `${dir}/${file}`, html: readFileSync(new URL(file, folder), 'utf8') })
+  }
+  const perPage: number[] = []
+  for (const page of pages) {
+    parseGoogleSearch(page.html) // warm-up
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now()
+      parseGoogleSearch(page.html)
+      times.push(performance.now() - t)
+    }
+    perPage.push(median(times))
+  }
+  return { pages: pages.length, medianMs: median(perPage), maxMs: Math.max(...perPage) }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] ?? 0
+}
+
+const parse = benchParse()
+console.log(`google parse: ${parse.pages} fixture pages, median ${parse.medianMs.toFixed(2)} ms per page, slowest ${parse.maxMs.toFixed(2)} ms`)
+const http = await benchHttp()
+console.log(
+  `cached /v1/search (${http.bytes} B body, ${CONNECTIONS} connections, ${DURATION_S} s): ${http.cached.rps} req/s, p50 ${http.cached.p50} ms, p99 ${http.cached.p99} ms, non-2xx ${http.cached.non2xx}, errors ${http.cached.errors}`,
+)
+console.log(`bare Fastify handler, same body:        ${http.baseline.rps} req/s, p50 ${http.baseline.p50} ms, p99 ${http.baseline.p99} ms`)
+console.log(`ratio: ${(http.cached.rps / http.baseline.rps).toFixed(3)} of bare Fastify`)

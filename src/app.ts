@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto'
+import cookie from '@fastify/cookie'
+import cors from '@fastify/cors'
+import swagger from '@fastify/swagger'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { ApiError } from './errors.ts'
+import { accountRoutes } from './features/accounts/account.routes.ts'
+import { adminRoutes } from './features/accounts/admin.routes.ts'
+import { dashboardApiRoutes } from './features/dashboard/dashboard-api.routes.ts'
+import { docsRoutes } from './features/docs/docs.routes.ts'
+import { healthRoutes } from './features/health/health.routes.ts'
+import { readingRoutes } from './features/reading/reading.routes.ts'
+import { searchRoutes } from './features/search/search.routes.ts'
+import { keyFromRequest } from './http/auth.ts'
+import { registerErrorHandling } from './http/error-handler.ts'
+import './http/fastify-types.ts'
+import { safeEqual } from './features/accounts/secrets.ts'
+import type { Services } from './services.ts'
+
+/** Headers browsers may read on cross-origin responses (SPEC Conventions 9). */
+const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']
+
+/** Builds the HTTP app with every feature's routes; never listens (main.ts and tests do). */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    routerOptions: { ignoreTrailingSlash: true },
+  })
+
+  // Routes validate with parseInput() (strict zod, parameter-naming messages, GET/POST parity);
+  // the schemas given to Fastify serve the OpenAPI document only.
+  app.setValidatorCompiler(() => (data) => ({ value: data }))
+  await app.register(cookie)
+  await app.register(cors, { origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS, maxAge: 86_400 })
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Trawl API', version: '1.0.2', description: 'Web search and page reading for programs and AI agents.' },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'trawl_live_… API key' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  })
+  registerErrorHandling(app)
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.startedAt = performance.now()
+    reply.header('x-request-id', req.id)
+  })
+  app.addHook('preHandler', async (req) => {
+    const mode = req.routeOptions.config?.auth
+    if (mode === 'key' || mode === 'key-free') {
+      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: req.routeOptions.config.keyParam }))
+      if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
+    } else if (mode === 'admin') {
+      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
+      // Without a configured token the operator API does not exist (CONTRACT §3).
+      if (!config.adminToken) throw new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)
+      if (!token || !safeEqual(token, config.adminToken)) throw new ApiError('unauthorized', 'operator API needs Authorization: Bearer <TRAWL_ADMIN_TOKEN>')
+    }
+  })
+
+  const deps = { ...services, log: app.log, cacheTtlMs: 24 * 3600_000, usdPerCredit: config.usdPerCredit }
+  healthRoutes(app, services)
+  accountRoutes(app, services)
+  adminRoutes(app, services)
+  searchRoutes(app, deps)
+  readingRoutes(app, deps)
+  dashboardApiRoutes(app, services)
+  docsRoutes(app)
+  return app
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { parseInput, parseWith } from '../../http/parse-input.ts'
+import type { Services } from '../../services.ts'
+import { keyName } from '../accounts/accounts.schema.ts'
+import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
+import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, sessionUser } from './sessions.service.ts'
+
+const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
+const creditLimit = z.number({ error: 'credit_limit must be a number of credits or null' }).min(0, 'credit_limit must be 0 or more').nullable()
+const CreateKeyBody = z.strictObject({ name: keyName, credit_limit: creditLimit.optional() })
+const PatchKeyBody = z.strictObject({ name: keyName.optional(), credit_limit: creditLimit.optional(), allow_fallback: z.boolean().optional() })
+const MemberLimitBody = z.strictObject({ credit_limit: creditLimit })
+const IdParams = z.strictObject({ id: z.string().min(1) })
+
+/**
+ * The dashboard's own API at {app_api_url} (not public, not versioned): cookie sessions, not API keys.
+ * SameSite=Strict cookies keep other sites from riding a logged-in browser (no CSRF tokens needed).
+ */
+export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>) {
+  const prefix = new URL(services.config.appUrl).pathname.replace(/\/$/, '') + '/api'
+  const secure = services.config.appUrl.startsWith('https:')
+  const opts = { schema: { hide: true } }
+  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE])
+  const id = (req: FastifyRequest) => parseWith(IdParams, req.params).id
+
+  app.post(`${prefix}/v1/login`, opts, async (req, reply) => {
+    const body = parseInput(LoginBody, req)
+    const session = await login(services.store, body.email, body.password)
+    reply.setCookie(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
+    return { user: session.user }
+  })
+  app.post(`${prefix}/v1/logout`, opts, async (req, reply) => {
+    await logout(services.store, req.cookies[SESSION_COOKIE])
+    return reply.clearCookie(SESSION_COOKIE, { path: prefix }).code(204).send()
+  })
+  app.get(`${prefix}/v1/keys`, opts, async (req) => listKeys(services, await user(req)))
+  app.post(`${prefix}/v1/keys`, opts, async (req, reply) => reply.code(201).send(await createDashboardKey(services, await user(req), parseInput(CreateKeyBody, req))))
+  app.patch(`${prefix}/v1/keys/:id`, opts, async (req) => patchKey(services, await user(req), id(req), parseInput(PatchKeyBody, req)))
+  app.post(`${prefix}/v1/keys/:id/rotate`, opts, async (req) => rotateKey(services, await user(req), id(req)))
+  app.delete(`${prefix}/v1/keys/:id`, opts, async (req, reply) => {
+    await revokeKey(services, await user(req), id(req))
+    return reply.code(204).send()
+  })
+  app.put(`${prefix}/v1/team/member-key-limit`, opts, async (req) => setMemberKeyLimit(services, await user(req), parseInput(MemberLimitBody, req).credit_limit))
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto'
+import { ApiError } from '../../errors.ts'
+import type { Store } from '../../store/database.ts'
+import { findUserByEmail } from '../accounts/accounts.store.ts'
+import { sha256, verifyPassword } from '../accounts/secrets.ts'
+
+export const SESSION_COOKIE = 'trawl_session'
+export const SESSION_TTL_MS = 7 * 24 * 3600_000
+
+export interface SessionUser {
+  id: string
+  email: string
+  role: 'owner' | 'member'
+  accountId: string
+}
+
+/** Checks the password with the KDF and opens a session; the same message for every failure. */
+export async function login(store: Store, email: string, password: string) {
+  const user = await findUserByEmail(store.db, email.trim().toLowerCase())
+  const ok = user?.password_hash ? await verifyPassword(password, user.password_hash) : false
+  if (!user || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
+  const token = randomBytes(32).toString('base64url')
+  const now = Date.now()
+  await store.db.insertInto('sessions').values({ id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS }).execute()
+  return { token, user: { id: user.id, email: user.email, role: user.role } }
+}
+
+export async function sessionUser(store: Store, token: string | undefined): Promise<SessionUser> {
+  if (!token) throw new ApiError('unauthorized', 'not logged in: POST /v1/login first')
+  const row = await store.db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.email', 'u.role', 'u.account_id', 's.expires_at'])
+    .where('s.id_hash', '=', sha256(token))
+    .executeTakeFirst()
+  if (!row || row.expires_at <= Date.now()) throw new ApiError('unauthorized', 'session expired: log in again')
+  return { id: row.id, email: row.email, role: row.role, accountId: row.account_id }
+}
+
+export async function logout(store: Store, token: string | undefined) {
+  if (token) await store.db.deleteFrom('sessions').where('id_hash', '=', sha256(token)).execute()
+}

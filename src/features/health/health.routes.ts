@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import type { Services } from '../../services.ts'
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())])
+
+export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'redis'>) {
+  app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+
+  /** Readiness: the database answers, and Redis too when configured. 503 names what is down. */
+  app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
+    const checks: Record<string, string> = {}
+    await withTimeout(services.store.ping(), 2000).then(
+      () => (checks.database = 'ok'),
+      (e: Error) => (checks.database = `down: ${e.message}`),
+    )
+    if (services.redis) {
+      await withTimeout(services.redis.ping(), 2000).then(
+        () => (checks.cache = 'ok'),
+        (e: Error) => (checks.cache = `down: ${e.message}`),
+      )
+    } else {
+      checks.cache = 'ok (database)'
+    }
+    const healthy = Object.values(checks).every((v) => v.startsWith('ok'))
+    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'unavailable', checks })
+  })
+}

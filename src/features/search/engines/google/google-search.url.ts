@@ -1,0 +1,91 @@
+/** Builds the Google web-search request for a normalised SearchRequest, and enforces domain filters. */
+import type { SearchRequest } from '../../search.types.ts'
+import { compileSiteOperators } from './google-domain.filter.ts'
+import { encodeUule } from './google-uule.encode.ts'
+
+export { enforceDomainFilters } from './google-domain.filter.ts'
+export { encodeUule } from './google-uule.encode.ts'
+
+export interface GoogleSearchRequest {
+  url: string
+  headers: Record<string, string>
+}
+
+const ENDPOINT = 'https://www.google.com/search'
+
+// Keep these on the current stable Chrome: Google serves stripped or "update your browser" pages
+// to user agents it considers outdated.
+const DESKTOP_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36'
+const MOBILE_UA = 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Mobile Safari/537.36'
+
+const TIME_RANGE: Record<NonNullable<SearchRequest['time']>, string> = {
+  hour: 'qdr:h',
+  day: 'qdr:d',
+  week: 'qdr:w',
+  month: 'qdr:m',
+  year: 'qdr:y',
+}
+
+// Google keeps the region only for Chinese in `lr` (lang_zh-CN / lang_zh-TW); others are bare.
+const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
+
+/**
+ * The Google URL and headers for `req`.
+ *
+ * `ll` is not sent: Google web search has no viewport parameter (the `@lat,lng,zoom` form belongs
+ * to Maps); the location for web results is carried by `uule`.
+ */
+export function buildGoogleSearchRequest(req: SearchRequest): GoogleSearchRequest {
+  const params: [string, string][] = []
+  const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
+  params.push(['q', sites ? `${req.q} ${sites}` : req.q])
+  params.push(['hl', req.language])
+  params.push(['gl', req.country])
+  params.push(['lr', `lang_${lrCode(req.language)}`])
+  if (req.num !== 10) params.push(['num', String(req.num)])
+  if (req.page > 1) params.push(['start', String((req.page - 1) * req.num)])
+  const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
+  if (tbs.length) params.push(['tbs', tbs.join(',')])
+  params.push(['safe', req.safe])
+  const uule = req.uule?.trim() || (req.location?.trim() ? encodeUule(req.location.trim()) : undefined)
+  if (uule) params.push(['uule', uule])
+  if (req.autocorrect === false) params.push(['nfpr', '1'])
+  params.push(['ie', 'UTF-8'], ['oe', 'UTF-8'])
+
+  const query = params.map(([k, v]) => `${k}=${k === 'uule' ? encodeUuleParam(v) : encodeURIComponent(v)}`).join('&')
+  return { url: `${ENDPOINT}?${query}`, headers: headersFor(req) }
+}
+
+function lrCode(language: string): string {
+  const lower = language.toLowerCase()
+  if (LR_WITH_REGION.has(lower)) return `zh-${lower.slice(3).toUpperCase()}`
+  return lower.split('-')[0] ?? lower
+}
+
+/** Google's own links carry `uule=w+CAIQ…` with a literal "+"; other characters are escaped. */
+function encodeUuleParam(v: string): string {
+  return v.replace(/[^A-Za-z0-9+_-]/g, (c) => encodeURIComponent(c))
+}
+
+function headersFor(req: SearchRequest): Record<string, string> {
+  const mobile = req.device === 'mobile'
+  return {
+    'User-Agent': mobile ? MOBILE_UA : DESKTOP_UA,
+    Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'Accept-Language': acceptLanguage(req.language),
+    'Sec-CH-UA-Mobile': mobile ? '?1' : '?0',
+    'Sec-CH-UA-Platform': mobile ? '"Android"' : '"Windows"',
+    'Upgrade-Insecure-Requests': '1',
+    // Pre-answered consent: without it EU exits get the "Before you continue" wall.
+    Cookie: 'CONSENT=YES+; SOCS=CAESHAgBEhIaAB',
+  }
+}
+
+/** "pt-BR" → "pt-BR,pt;q=0.9,en;q=0.8"; "en" → "en". */
+export function acceptLanguage(language: string): string {
+  const base = language.split('-')[0] ?? language
+  const parts = [language]
+  if (base !== language) parts.push(`${base};q=0.9`)
+  if (base.toLowerCase() !== 'en') parts.push('en;q=0.8')
+  return parts.join(',')
+}

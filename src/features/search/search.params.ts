@@ -1,0 +1,103 @@
+import { z } from 'zod'
+
+/**
+ * Parameter schemas shared by every search vertical (SPEC parameter table). Each vertical's schema
+ * picks the ones that apply to it, so a parameter outside its list is an unknown-parameter 400.
+ */
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' })
+
+/** Codes CLDR names that are not countries (private-use, groupings, pseudo-locales). */
+const NOT_COUNTRIES = new Set(['ZZ', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB'])
+
+function isRegion(code: string) {
+  const upper = code.toUpperCase()
+  if (NOT_COUNTRIES.has(upper)) return false
+  try {
+    return regionNames.of(upper) !== upper
+  } catch {
+    return false
+  }
+}
+
+/** Lower-cased country name -> code, for "location ending in a country name also sets country". */
+const COUNTRY_BY_NAME: Map<string, string> = (() => {
+  const map = new Map<string, string>()
+  for (let a = 65; a <= 90; a++) {
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b)
+      const name = regionNames.of(code)
+      if (name && name !== code) map.set(name.toLowerCase(), code.toLowerCase())
+    }
+  }
+  map.set('usa', 'us').set('united states of america', 'us').set('uk', 'gb').set('england', 'gb')
+  return map
+})()
+
+export function countryFromLocation(location: string): string | undefined {
+  const last = location.split(',').pop()?.trim().toLowerCase()
+  return last ? COUNTRY_BY_NAME.get(last) : undefined
+}
+
+export const q = z
+  .string({ error: 'q is required' })
+  .trim()
+  .min(1, 'q must not be empty')
+  .max(2048, 'q must be at most 2,048 characters')
+
+export const country = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'country must be a two-letter ISO code such as us or de')
+  .refine(isRegion, 'country must be a two-letter ISO code such as us or de')
+  .transform((s) => s.toLowerCase())
+
+export const language = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z]{2}|-[A-Za-z]{4})?$/, 'language must be a language code with an optional region, such as en or pt-BR')
+  .transform((s) => {
+    const [lang, region] = s.split('-')
+    return region ? `${lang?.toLowerCase()}-${region.length === 2 ? region.toUpperCase() : region}` : (lang ?? '').toLowerCase()
+  })
+
+export const location = z.string().trim().min(1, 'location must not be empty').max(256, 'location must be at most 256 characters')
+export const uule = z.string().regex(/^[A-Za-z0-9+/=_ -]{4,512}$/, 'uule must be a search-engine-encoded location string')
+export const ll = z.string().regex(/^@-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?,\d{1,2}(\.\d+)?z$/, 'll must look like @40.7455096,-74.0083012,14z')
+
+export const num = z
+  .number({ error: 'num must be one of 10, 20, 30, 50, 100' })
+  .refine((n) => [10, 20, 30, 50, 100].includes(n), 'num must be one of 10, 20, 30, 50, 100')
+  .transform((n) => n as 10 | 20 | 30 | 50 | 100)
+
+export const page = z
+  .number({ error: 'page must be an integer between 1 and 10' })
+  .int('page must be an integer between 1 and 10')
+  .min(1, 'page must be between 1 and 10')
+  .max(10, 'page must be between 1 and 10')
+
+export const time = z.enum(['hour', 'day', 'week', 'month', 'year'], { error: 'time must be one of hour, day, week, month, year' })
+export const tbs = z.string().min(1).max(256, 'tbs must be at most 256 characters')
+export const safe = z.enum(['off', 'active'], { error: 'safe must be off or active' })
+export const device = z.enum(['desktop', 'mobile'], { error: 'device must be desktop or mobile' })
+export const flag = (name: string) => z.boolean({ error: `${name} must be true or false` })
+export const format = z.enum(['json', 'compact', 'markdown'], { error: 'format must be json, compact or markdown' })
+export const fields = z.string().min(1, 'fields must not be empty').max(1024, 'fields must be at most 1,024 characters')
+export const maxAge = z
+  .number({ error: 'max_age must be a number of seconds' })
+  .int('max_age must be a whole number of seconds')
+  .min(0, 'max_age must be 0 or more seconds')
+  .max(31_536_000, 'max_age must be at most 31,536,000 seconds (a year)')
+
+/** `example.com`, `example.com/blog`, or a TLD such as `.gov`. */
+const domainEntry = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(\.[a-z]{2,63}|([a-z0-9-]+\.)+[a-z0-9-]{2,63}(\/[^\s]*)?)$/, 'must be a domain (example.com), a path prefix (example.com/blog) or a TLD (.gov)')
+  .transform((s) => s.replace(/^https?:\/\//, '').replace(/^www\./, ''))
+
+export const domainList = (name: string) =>
+  z.array(domainEntry, { error: `${name} must be a list of domains` }).min(1, `${name} must not be empty`).max(20, `${name} may list at most 20 entries`)
+
+export const engine = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(7)], {
+  error: 'engine must be a provider name, auto, or a list of provider names',
+})

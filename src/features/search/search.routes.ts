@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../../errors.ts'
+import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { parseInput } from '../../http/parse-input.ts'
+import { countTokens } from '../../text/tokens.ts'
+import { renderSearchResponse, validateOutputOptions } from './output/output.ts'
+import { SearchParams } from './search.schema.ts'
+import { normaliseSearch, runSearch, type SearchDeps } from './search.service.ts'
+
+export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCredit: number }) {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const params = parseInput(SearchParams, req, { ignore: ['api_key'] })
+    const output = { format: params.format ?? 'json', fields: params.fields }
+    validateOutputOptions('search', output) // before anything is reserved, so a bad one costs nothing
+    if (params.include_content) {
+      throw new ApiError('invalid_request', 'include_content is not available on this server yet; read pages with POST /v1/extract')
+    }
+    const request = normaliseSearch(params, req.auth)
+    const outcome = await runSearch(deps, req.auth, request, params.max_age, req.id)
+    const rendered = renderSearchResponse('search', outcome.body, output)
+    setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(rendered.tokensText) }, deps.usdPerCredit)
+    return reply.type(rendered.contentType).send(rendered.payload)
+  }
+  const route = {
+    config: { auth: 'key' as const, billed: true },
+    schema: { summary: 'Web search', tags: ['search'], description: 'Google web results with feature blocks. GET takes the same parameters in the query string.' },
+  }
+  app.get('/v1/search', { ...route, schema: { ...route.schema, querystring: SearchParams } }, handler)
+  app.post('/v1/search', { ...route, schema: { ...route.schema, body: SearchParams } }, handler)
+}

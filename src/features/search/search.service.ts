@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ResponseCache } from '../../cache/response-cache.ts'
+import { ApiError } from '../../errors.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import type { Store } from '../../store/database.ts'
+import { charge, reserve, settle } from '../credits/credits.service.ts'
+import { toCredits } from '../credits/money.ts'
+import { cacheHitPriceMc, searchPriceMc } from '../credits/prices.ts'
+import type { SearchEngine } from './engines/search-engine.ts'
+import { attemptsOf } from './engines/upstream/upstream-error.ts'
+import type { RouteAttempt } from './engines/upstream/upstream.types.ts'
+import { countryFromLocation } from './search.params.ts'
+import type { SearchParams } from './search.schema.ts'
+import type { ParsedSearchPage, SearchRequest } from './search.types.ts'
+
+export interface SearchDeps {
+  store: Store
+  cache: ResponseCache
+  engines: Map<string, SearchEngine>
+  log: FastifyBaseLogger
+  cacheTtlMs: number
+}
+
+export interface SearchOutcome {
+  body: SearchResponseBody
+  usedMc: number
+  balanceMc: number | null
+  cacheHit: boolean
+}
+
+export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results'> {
+  request: SearchRequest
+  meta: Record<string, unknown>
+}
+
+/** Providers tried, in order, for `engine=auto`: the primary first, then the alternatives (later issues). */
+const AUTO_ORDER = ['google']
+
+/** Fills defaults and folds aliases so equal requests share one cache entry (SPEC `request`). */
+export function normaliseSearch(p: SearchParams, auth: AuthContext): SearchRequest {
+  const engine = resolveEngineName(p.engine, auth)
+  const country = p.country ?? (p.location ? countryFromLocation(p.location) : undefined) ?? 'us'
+  const req: SearchRequest = {
+    endpoint: 'search',
+    engine,
+    q: p.q,
+    country,
+    language: p.language ?? 'en',
+    num: p.num ?? 10,
+    page: p.page ?? 1,
+    safe: p.safe ?? 'off',
+    device: p.device ?? 'desktop',
+  }
+  if (p.location) req.location = p.location
+  if (p.uule) req.uule = p.uule
+  if (p.ll) req.ll = p.ll
+  if (p.time) req.time = p.time
+  if (p.tbs) req.tbs = p.tbs
+  if (p.autocorrect !== undefined) req.autocorrect = p.autocorrect
+  if (p.ads !== undefined) req.ads = p.ads
+  if (p.include_domains) req.include_domains = p.include_domains
+  if (p.exclude_domains) req.exclude_domains = p.exclude_domains
+  return req
+}
+
+function resolveEngineName(engine: SearchParams['engine'], auth: AuthContext): string {
+  if (engine === undefined) return auth.allowFallback ? 'auto' : 'google'
+  const names = (Array.isArray(engine) ? engine : engine.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean)
+  for (const name of names) {
+    if (name !== 'google' && name !== 'auto') {
+      throw new ApiError('invalid_request', `engine ${name} is not available on this server; use google or auto`)
+    }
+  }
+  return names.includes('auto') ? 'auto' : 'google'
+}
+
+export function searchCacheKey(req: SearchRequest): string {
+  return `search:${createHash('sha256').update(JSON.stringify(req)).digest('hex')}`
+}
+
+/**
+ * /v1/search: cache (only with max_age), reserve, ask the engine(s), settle. Every reservation is
+ * settled: the price on results, nothing on empty pages or failures.
+ */
+export async function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchRequest, maxAge: number | undefined, requestId: string): Promise<SearchOutcome> {
+  const started = performance.now()
+  const priceMc = searchPriceMc(req.num)
+  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
+  const cacheKey = searchCacheKey(req)
+
+  if (maxAge !== undefined && maxAge > 0) {
+    const hit = await deps.cache.get<SearchResponseBody>(cacheKey).catch((err) => {
+      deps.log.warn({ err }, 'cache read failed; searching live')
+      return null
+    })
+    if (hit && Date.now() - hit.storedAt <= maxAge * 1000) {
+      const hitPrice = cacheHitPriceMc(priceMc)
+      const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
+      const body = hit.value
+      body.meta = {
+        ...body.meta,
+        request_id: requestId,
+        credits_used: toCredits(hitPrice),
+        cached: true,
+        cached_at: new Date(hit.storedAt).toISOString(),
+        latency_ms: Math.round(performance.now() - started),
+      }
+      return { body, usedMc: hitPrice, balanceMc, cacheHit: true }
+    }
+  }
+
+  const reservation = await reserve(deps.store, payer, priceMc, requestId, '/v1/search')
+  let answer: { engine: string; page: ParsedSearchPage; attempts: RouteAttempt[] }
+  try {
+    answer = await askEngines(deps, req)
+  } catch (err) {
+    await settle(deps.store, reservation, 0)
+    throw err
+  }
+  const empty = answer.page.results.length === 0
+  const usedMc = empty ? 0 : priceMc
+  const balanceMc = await settle(deps.store, reservation, usedMc)
+  const { parse_quality, total_results: _total, ...sections } = answer.page
+  const body: SearchResponseBody = {
+    request: req,
+    ...sections,
+    meta: {
+      request_id: requestId,
+      credits_used: toCredits(usedMc),
+      cached: false,
+      engine: answer.engine,
+      route: answer.attempts,
+      latency_ms: Math.round(performance.now() - started),
+      parse_quality: empty ? 'empty' : parse_quality,
+      resolved_urls: true,
+    },
+  }
+  if (!empty) {
+    await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+  }
+  return { body, usedMc, balanceMc, cacheHit: false }
+}
+
+/** Tries the requested engine, or each engine of `auto` in turn while the previous one is blocked or slow. */
+async function askEngines(deps: SearchDeps, req: SearchRequest) {
+  const names = req.engine === 'auto' ? AUTO_ORDER : [req.engine]
+  const attempts: RouteAttempt[] = []
+  let lastError: unknown
+  for (const name of names) {
+    const engine = deps.engines.get(name)
+    if (!engine) continue
+    try {
+      const answer = await engine.search(req)
+      return { engine: name, page: answer.page, attempts: [...attempts, ...answer.attempts] }
+    } catch (err) {
+      attempts.push(...attemptsOf(err))
+      lastError = err
+      const code = err instanceof ApiError ? err.code : 'internal'
+      if (code !== 'upstream_blocked' && code !== 'upstream_timeout' && code !== 'upstream_error') throw err
+    }
+  }
+  throw lastError ?? new ApiError('unavailable', 'no search engine is configured', { retryAfterSeconds: 60 })
+}

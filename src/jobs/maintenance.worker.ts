@@ -1,0 +1,29 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Services } from '../services.ts'
+import { refundStaleReservations } from '../features/credits/credits.service.ts'
+
+/**
+ * Housekeeping every worker runs: refunds reservations left by a crashed process and prunes the
+ * response cache. Safe to run in several processes at once (each refund happens exactly once).
+ */
+export function startMaintenance(services: Services, log: FastifyBaseLogger, everyMs = 60_000) {
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      const refunded = await refundStaleReservations(services.store)
+      if (refunded > 0) log.warn({ refunded }, 'refunded reservations left by an interrupted process')
+      const pruned = await services.cache.prune()
+      if (pruned > 0) log.debug({ pruned }, 'pruned expired cache entries')
+    } catch (err) {
+      log.error({ err }, 'maintenance failed; will retry')
+    } finally {
+      running = false
+    }
+  }
+  void tick()
+  const timer = setInterval(tick, everyMs)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.ts'
+import type { Config } from './config.ts'
+import { startMaintenance } from './jobs/maintenance.worker.ts'
+import { openServices } from './services.ts'
+
+/** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const services = await openServices(config)
+  const app = await buildApp(services)
+  const workers = config.workers ? [startMaintenance(services, app.log)] : []
+  app.addHook('onClose', async () => {
+    for (const w of workers) w.stop()
+    await services.close()
+  })
+  const url = await app.listen({ host: config.host, port: config.port })
+  app.log.info(`Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'})`)
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info(`${signal}: finishing in-flight requests, then exiting`)
+    // app.close() stops accepting connections and waits for in-flight requests.
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  return app
+}
+
+/** `trawl worker`: background work only, sharing the database with one or more API processes. */
+export async function runWorker(config: Config) {
+  const services = await openServices(config)
+  const { default: pino } = await import('pino')
+  const log = pino({ level: config.logLevel })
+  const maintenance = startMaintenance(services, log as never)
+  log.info('Trawl worker running')
+  const stop = async () => {
+    maintenance.stop()
+    await services.close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+
+let trawl: Trawl
+let upstream: FakeUpstream
+let key: string
+beforeAll(async () => {
+  upstream = await fakeUpstream(htmlPage(fixture('serp/google/web-desktop/zlurad-coffee.html')))
+  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_BODY_LIMIT_BYTES: '65536' })
+  key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })).key
+})
+afterAll(async () => {
+  await trawl.close()
+  await upstream.close()
+})
+
+const auth = () => ({ authorization: `Bearer ${key}` })
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${trawl.base}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+const get = (path: string) => fetch(`${trawl.base}${path}`, { headers: auth() })
+
+async function errorOf(res: Response) {
+  const body = await res.json()
+  expect(body.error.request_id).toBe(res.headers.get('x-request-id'))
+  return { status: res.status, ...body.error }
+}
+
+describe('request handling', () => {
+  test('GET query and POST body give identical results', async () => {
+    const viaGet = await (await get('/v1/search?q=coffee&num=20&device=mobile&include_domains=example.com,wikipedia.org&autocorrect=false')).json()
+    const viaPost = await (await post('/v1/search', { q: 'coffee', num: 20, device: 'mobile', include_domains: ['example.com', 'wikipedia.org'], autocorrect: false })).json()
+    expect(viaGet.request).toEqual(viaPost.request)
+    expect(viaGet.results).toEqual(viaPost.results)
+    expect(viaGet.request).toMatchObject({ endpoint: 'search', engine: 'google', q: 'coffee', country: 'us', language: 'en', num: 20, page: 1, device: 'mobile', autocorrect: false })
+  })
+
+  test.each([
+    ['gl', 'country'],
+    ['hl', 'language'],
+    ['start', 'page'],
+    ['tbm', 'the vertical endpoint'],
+    ['count', 'num'],
+    ['max_results', 'num'],
+    ['search_depth', 'num'],
+    ['query', 'q'],
+  ])('unknown parameter %s names its replacement', async (name, replacement) => {
+    const viaGet = await errorOf(await get(`/v1/search?q=x&${name}=1`))
+    expect(viaGet).toMatchObject({ status: 400, code: 'invalid_request' })
+    expect(viaGet.message.startsWith(`unknown parameter ${name}: use ${replacement}`)).toBe(true)
+    const viaPost = await errorOf(await post('/v1/search', { q: 'x', [name]: 1 }))
+    expect(viaPost.message).toBe(viaGet.message)
+  })
+
+  test.each([
+    [{ q: 'x', page: 11 }, 'page must be between 1 and 10'],
+    [{ q: 'x', num: 20, page: 2 }, 'num > 10 (depth) requires page=1'],
+    [{ q: 'x', num: 15 }, 'num must be one of 10, 20, 30, 50, 100'],
+    [{ q: 'x', country: 'zz' }, 'country must be a two-letter ISO code such as us or de'],
+    [{ q: 'x', location: 'Paris, France', uule: 'w+CAIQICIGUGFyaXM' }, 'uule: send location or uule, not both'],
+    [{ q: '' }, 'q must not be empty'],
+    [{}, 'q is required'],
+    [{ q: 'x'.repeat(2049) }, 'q must be at most 2,048 characters'],
+    [{ q: 'x', engine: 'altavista' }, 'engine altavista is not available on this server; use google or auto'],
+    [{ q: 'x', format: 'markdown', fields: 'results.title' }, 'fields cannot be combined with format=markdown; use format=json or format=compact with fields'],
+  ])('bad input %j is a 400 naming the parameter and is not billed', async (body, message) => {
+    const res = await post('/v1/search', body)
+    expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_request', message })
+    expect(res.headers.get('x-credits-used')).toBe('0')
+  })
+
+  test('a JSON array body, broken JSON and an oversized body are clean 4xx errors', async () => {
+    expect(await errorOf(await post('/v1/search', [{ q: 'a' }, { q: 'b' }]))).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/not an array.*\/v1\/batches/) })
+    expect(await errorOf(await post('/v1/search', '{"q":'))).toMatchObject({ status: 400, code: 'invalid_request', message: 'body is not valid JSON' })
+    expect(await errorOf(await post('/v1/search', { q: 'x'.repeat(70_000) }))).toMatchObject({ status: 413, code: 'invalid_request' })
+  })
+
+  test('every billed response carries the billing headers', async () => {
+    const res = await get('/v1/search?q=coffee')
+    expect(res.status).toBe(200)
+    for (const h of ['x-credits-used', 'x-credits-remaining', 'x-cost-usd', 'x-cache', 'x-latency-ms', 'x-tokens-estimate', 'x-request-id']) {
+      expect(res.headers.get(h), h).toBeTruthy()
+    }
+    const body = await res.json()
+    expect(body.meta.request_id).toBe(res.headers.get('x-request-id'))
+    expect(Number(res.headers.get('x-tokens-estimate'))).toBeGreaterThan(100)
+    expect(res.headers.get('x-cache')).toBe('MISS')
+  })
+
+  test('CORS allows any origin without credentials and exposes the billing headers', async () => {
+    const preflight = await fetch(`${trawl.base}/v1/search`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+    })
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull()
+    const res = await fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { ...auth(), origin: 'https://app.example.test' } })
+    const exposed = res.headers.get('access-control-expose-headers') ?? ''
+    for (const h of ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']) expect(exposed).toContain(h)
+  })
+
+  test('unknown routes are 404 not_found in the envelope', async () => {
+    expect(await errorOf(await get('/v1/nothing-here'))).toMatchObject({ status: 404, code: 'not_found' })
+  })
+
+  test('rate limits per key: 429 rate_limited with Retry-After beyond the plan rate', async () => {
+    const free = (await trawl.account({ plan: 'free', credits: 100 })).key
+    const burst = await Promise.all(Array.from({ length: 12 }, () => fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${free}` } })))
+    const limited = burst.filter((r) => r.status === 429)
+    expect(burst.filter((r) => r.status === 200).length).toBe(5)
+    expect(limited.length).toBe(7)
+    expect(limited[0]!.headers.get('retry-after')).toBe('1')
+    expect((await limited[0]!.json()).error.code).toBe('rate_limited')
+    // GET /v1/account is authenticated but free of the rate limit.
+    const account = await Promise.all(Array.from({ length: 10 }, () => fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${free}` } })))
+    expect(account.every((r) => r.status === 200)).toBe(true)
+  })
+})
+
+describe('health and documents', () => {
+  test('/livez and /healthz answer without a key', async () => {
+    expect((await fetch(`${trawl.base}/livez`)).status).toBe(200)
+    const health = await fetch(`${trawl.base}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ status: 'ok', checks: { database: 'ok' } })
+  })
+
+  test('/v1/openapi.json is OpenAPI 3.1.0, version 1.0.2, generated from the request schemas; /docs renders it', async () => {
+    const doc = await (await fetch(`${trawl.base}/v1/openapi.json`)).json()
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.version).toBe('1.0.2')
+    const postSearch = doc.paths['/v1/search'].post
+    expect(postSearch.requestBody.content['application/json'].schema.properties.num).toBeTruthy()
+    expect(postSearch.requestBody.content['application/json'].schema.required).toEqual(['q'])
+    expect(doc.paths['/v1/search'].get.parameters.map((p: { name: string }) => p.name)).toContain('max_age')
+    const page = await fetch(`${trawl.base}/docs`)
+    expect(page.headers.get('content-type')).toMatch(/text\/html/)
+    const html = await page.text()
+    expect(html).toContain('/v1/search')
+    expect(html).toContain('include_domains')
+  })
+})
+
+describe('failures', () => {
+  test('/healthz is 503 and calls are 500 internal (no internals leaked) when the database is gone', async () => {
+    const broken = await startTrawl()
+    const { key: k } = await broken.account()
+    await broken.services.store.close()
+    const health = await fetch(`${broken.base}/healthz`)
+    expect(health.status).toBe(503)
+    expect((await health.json()).checks.database).toMatch(/^down/)
+    broken.services.keys.invalidateAccount('*')
+    const res = await fetch(`${broken.base}/v1/account`, { headers: { authorization: `Bearer ${k}` } })
+    // The key is cached, so the failure happens reading the account: a clean 500.
+    expect(res.status).toBe(500)
+    const body = await res.json()
+    expect(body.error.code).toBe('internal')
+    expect(body.error.message).not.toMatch(/sqlite|database|kysely|stack|at /i)
+    await broken.app.close().catch(() => {})
+  })
+})

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+
+/** The machine's Redis (CI starts it): cache and rate limits move there when TRAWL_REDIS_URL is set. */
+const REDIS_URL = 'redis://127.0.0.1:6379'
+
+let upstream: FakeUpstream
+beforeAll(async () => {
+  upstream = await fakeUpstream(htmlPage(fixture('serp/google/web-desktop/zlurad-coffee.html')))
+})
+afterAll(() => upstream.close())
+
+describe('with Redis', () => {
+  let a: Trawl
+  let b: Trawl
+  beforeAll(async () => {
+    // Two API instances sharing one database and one Redis, as two processes of one deployment would.
+    a = await startTrawl({ TRAWL_REDIS_URL: REDIS_URL, TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
+    b = await startTrawl({ TRAWL_REDIS_URL: REDIS_URL, TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_DATABASE_URL: a.services.config.databaseUrl })
+  })
+  afterAll(async () => {
+    await a.close()
+    await b.close()
+  })
+
+  test('a result cached by one process is a max_age hit in another', async () => {
+    const q = `redis-${Date.now()}`
+    const ka = (await a.account({ plan: 'pro' })).key
+    const kb = (await a.account({ plan: 'pro' })).key
+    const first = await fetch(`${a.base}/v1/search?q=${q}`, { headers: { authorization: `Bearer ${ka}` } })
+    expect(first.headers.get('x-cache')).toBe('MISS')
+    const seen = upstream.seen.length
+    const second = await fetch(`${b.base}/v1/search?q=${q}&max_age=600`, { headers: { authorization: `Bearer ${kb}` } })
+    expect(second.headers.get('x-cache')).toBe('HIT')
+    expect(second.headers.get('x-credits-used')).toBe('0.5')
+    expect(upstream.seen.length).toBe(seen)
+    // The entry lives in Redis, not in the shared database's cache table.
+    expect(await a.services.store.db.selectFrom('cache_entries').selectAll().execute()).toEqual([])
+    expect((await a.services.redis!.keys('trawl:cache:search:*')).length).toBeGreaterThan(0)
+  })
+
+  test("one key's rate limit is shared by every instance through Redis", async () => {
+    const key = (await a.account({ plan: 'free' })).key
+    const call = (t: Trawl) => fetch(`${t.base}/v1/search?q=rl`, { headers: { authorization: `Bearer ${key}` } })
+    // 5 requests to each instance in the same second: a per-process limiter would let all 10 through.
+    const burst = await Promise.all([...Array.from({ length: 5 }, () => call(a)), ...Array.from({ length: 5 }, () => call(b))])
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(5)
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(5)
+  })
+
+  test('/healthz reports the cache', async () => {
+    expect(await (await fetch(`${a.base}/healthz`)).json()).toMatchObject({ status: 'ok', checks: { database: 'ok', cache: 'ok' } })
+  })
+})
+
+test('when Redis is down, /healthz is 503 and searches still work (limits fall back to memory)', async () => {
+  const t = await startTrawl({ TRAWL_REDIS_URL: 'redis://127.0.0.1:1', TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
+  try {
+    const health = await fetch(`${t.base}/healthz`)
+    expect(health.status).toBe(503)
+    expect((await health.json()).checks.cache).toMatch(/^down/)
+    const key = (await t.account({ plan: 'free' })).key
+    const res = await fetch(`${t.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${key}` } })
+    expect(res.status).toBe(200)
+    const burst = await Promise.all(Array.from({ length: 8 }, () => fetch(`${t.base}/v1/search?q=x`, { headers: { authorization: `Bearer ${key}` } })))
+    expect(burst.some((r) => r.status === 429)).toBe(true)
+  } finally {
+    await t.close()
+  }
+})
