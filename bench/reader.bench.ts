@@ -1,9 +1,10 @@
 /**
  * Reader quality and speed: Trawl's reader vs plain Readability + Turndown, same process, same pages.
- *   node bin/run-ts.mjs bench/reader.bench.ts [--worst N] [--only aeb|traf|rtp]
+ *   node bin/run-ts.mjs bench/reader.bench.ts [--worst N] [--only aeb|traf|rtp] [--no-baseline]
  * Both systems produce Markdown (the product path, timed); each is scored on its Markdown with link
  * targets and markup stripped (bench/reader/scoring.ts), by each corpus's own rule.
  */
+import { appendFileSync } from 'node:fs'
 import { parseDocument } from 'htmlparser2'
 import { writeMarkdown } from '../src/features/reading/markdown.convert.ts'
 import { readDocument } from '../src/features/reading/reader.service.ts'
@@ -23,6 +24,9 @@ import {
 const args = process.argv.slice(2)
 const worstN = Number(args[args.indexOf('--worst') + 1]) || (args.includes('--worst') ? 10 : 0)
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined
+// --dump FILE appends each page's Trawl score as "corpus id score" lines, to diff two versions.
+const dump = args.includes('--dump') ? args[args.indexOf('--dump') + 1] : undefined
+const dumpRow = (corpus: string, id: string, score: number) => dump && appendFileSync(dump, `${corpus} ${id} ${score}\n`)
 
 interface Timing {
   ms: number
@@ -34,7 +38,8 @@ interface Timing {
 const newTiming = (): Timing => ({ ms: 0, max: 0, maxId: '', bytes: 0, pages: 0 })
 
 type System = 'trawl' | 'readability'
-const SYSTEMS: System[] = ['trawl', 'readability']
+// --no-baseline skips Readability + Turndown, for quick quality checks while tuning (no ratios then).
+const SYSTEMS: System[] = args.includes('--no-baseline') ? ['trawl'] : ['trawl', 'readability']
 
 async function run(system: System, html: string, url: string): Promise<string> {
   if (system === 'readability') return readWithReadability(html, url).markdown
@@ -86,6 +91,7 @@ async function shingleCorpus(name: string, pages: ReturnType<typeof loadArticleB
       row[s] = pageF1(c)
     }
     perPage.push(row)
+    dumpRow(name.split(' ')[0]!, p.id, row.trawl)
   }
   for (const s of SYSTEMS) printRow(s, aggregateShingles(counts[s]), timing[s])
   rss('after')
@@ -115,6 +121,7 @@ async function segmentCorpus() {
       row[s] = c.tp + c.tn - c.fn - c.fp
     }
     perPage.push(row)
+    dumpRow('trafilatura-eval', p.id, row.trawl)
   }
   for (const s of SYSTEMS) printRow(s, aggregateSegments(counts[s]), timing[s])
   rss('after')

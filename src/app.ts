@@ -48,6 +48,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
   registerErrorHandling(app)
 
+  // While shutting down, answers close their connection so keep-alive clients do not hold the
+  // drain open until the keep-alive timeout.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
   app.addHook('onRequest', async (req, reply) => {
     req.startedAt = performance.now()
     reply.header('x-request-id', req.id)

@@ -16,7 +16,10 @@ const Env = z.object({
     .string()
     .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://...')
     .default('sqlite:./data/trawl.db'),
-  TRAWL_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be redis://...').optional(),
+  TRAWL_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be redis://...')
+    .optional(),
   TRAWL_BASE_URL: z.url().optional(),
   TRAWL_APP_URL: z.url().optional(),
   TRAWL_SITE_URL: z.url().optional(),
@@ -40,9 +43,7 @@ export type Config = ReturnType<typeof loadConfig>
 /** The only function that reads the environment; everything else is handed a Config. */
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const parsed = Env.safeParse(stripEmpty(env))
-  const problems: string[] = parsed.success
-    ? []
-    : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+  const problems: string[] = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
   let upstreamHosts = new Map<string, string>()
   let proxyPools: ProxyPool[] = []
   if (parsed.success) {
@@ -98,7 +99,10 @@ function hostForUrl(host: string) {
 /** `www.google.com=http://127.0.0.1:9101,*=http://127.0.0.1:9102` (CONTRACT §4). */
 export function parseHostMap(text: string): Map<string, string> {
   const map = new Map<string, string>()
-  for (const pair of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = pair.indexOf('=')
     const host = pair.slice(0, eq).trim().toLowerCase()
     const base = pair.slice(eq + 1).trim()
@@ -117,7 +121,10 @@ export function parseHostMap(text: string): Map<string, string> {
  */
 export function parseProxyPools(text: string): ProxyPool[] {
   const pools: ProxyPool[] = []
-  for (const chunk of text.split(';').map((s) => s.trim()).filter(Boolean)) {
+  for (const chunk of text
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = chunk.indexOf('=')
     if (eq <= 0) throw new Error(`"${chunk}" is not name=url[,url...]`)
     const name = chunk.slice(0, eq).trim().toLowerCase()

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis'
 import { connectRedis } from './cache/redis.ts'
-import { databaseCache, redisCache, type ResponseCache } from './cache/response-cache.ts'
+import { databaseCache, type ResponseCache, redisCache } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
-import { KeyCache } from './http/auth.ts'
-import { createLimiter, type Limiter } from './http/rate-limit.ts'
 import { googleEngine } from './features/search/engines/google/google.engine.ts'
 import type { SearchEngine } from './features/search/engines/search-engine.ts'
 import { createUpstreamClient, type UpstreamClient } from './features/search/engines/upstream/upstream-client.ts'
+import { KeyCache } from './http/auth.ts'
+import { createLimiter, type Limiter } from './http/rate-limit.ts'
 import { openStore, type Store } from './store/database.ts'
 
 /** Everything long-lived that routes and workers share, opened once from the Config. */

@@ -35,7 +35,11 @@ describe('operator API', () => {
     expect((await plan.json()).error.message).toMatch(/plan must be one of/)
     const unknown = await trawl.admin('POST', '/admin/v1/accounts', { email: 'u@example.test', balance: 5 })
     expect((await unknown.json()).error.message).toBe('unknown parameter balance')
-    const count = await trawl.services.store.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('email', 'in', ['p@example.test', 'u@example.test']).executeTakeFirst()
+    const count = await trawl.services.store.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('email', 'in', ['p@example.test', 'u@example.test'])
+      .executeTakeFirst()
     expect(Number(count?.n)).toBe(0)
   })
 
@@ -51,8 +55,18 @@ describe('operator API', () => {
 
   test('PATCH changes caps, custom rate and webhook; members and keys can be added', async () => {
     const { id, ownerId } = await trawl.account()
-    const patched = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { plan: 'enterprise', rate_limit_rps: 500, webhook_url: 'https://hooks.example.test/x', monthly_spend_cap: null })
-    expect(await patched.json()).toMatchObject({ plan: 'enterprise', rate_limit_rps: 500, webhook_url: 'https://hooks.example.test/x', monthly_spend_cap: null })
+    const patched = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, {
+      plan: 'enterprise',
+      rate_limit_rps: 500,
+      webhook_url: 'https://hooks.example.test/x',
+      monthly_spend_cap: null,
+    })
+    expect(await patched.json()).toMatchObject({
+      plan: 'enterprise',
+      rate_limit_rps: 500,
+      webhook_url: 'https://hooks.example.test/x',
+      monthly_spend_cap: null,
+    })
     const member = await trawl.admin('POST', `/admin/v1/accounts/${id}/members`, { email: 'member@example.test', password: 'correct horse' })
     expect(member.status).toBe(201)
     expect(await member.json()).toMatchObject({ email: 'member@example.test', role: 'member' })

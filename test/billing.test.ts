@@ -9,7 +9,11 @@ const RESULTS_PAGE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 async function expectBooksBalanced(trawl: Trawl, accountId: string) {
   const db = trawl.services.store.db
   const account = await db.selectFrom('accounts').select('balance_mc').where('id', '=', accountId).executeTakeFirstOrThrow()
-  const ledger = await db.selectFrom('ledger').select((eb) => eb.fn.sum<number>('amount_mc').as('sum')).where('account_id', '=', accountId).executeTakeFirstOrThrow()
+  const ledger = await db
+    .selectFrom('ledger')
+    .select((eb) => eb.fn.sum<number>('amount_mc').as('sum'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow()
   expect(Number(ledger.sum)).toBe(account.balance_mc)
   const open = await db.selectFrom('reservations').selectAll().where('account_id', '=', accountId).execute()
   expect(open).toEqual([])
@@ -25,7 +29,7 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
       upstream = await fakeUpstream(htmlPage(RESULTS_PAGE))
       const e = await env()
       cleanup = e.cleanup
-      trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '1500', ...e.env })
+      trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '15000', ...e.env })
     })
     afterAll(async () => {
       await trawl.close()

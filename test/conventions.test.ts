@@ -17,7 +17,11 @@ afterAll(async () => {
 
 const auth = () => ({ authorization: `Bearer ${key}` })
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${trawl.base}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  fetch(`${trawl.base}${path}`, {
+    method: 'POST',
+    headers: { ...auth(), 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 const get = (path: string) => fetch(`${trawl.base}${path}`, { headers: auth() })
 
 async function errorOf(res: Response) {
@@ -29,10 +33,22 @@ async function errorOf(res: Response) {
 describe('request handling', () => {
   test('GET query and POST body give identical results', async () => {
     const viaGet = await (await get('/v1/search?q=coffee&num=20&device=mobile&include_domains=example.com,wikipedia.org&autocorrect=false')).json()
-    const viaPost = await (await post('/v1/search', { q: 'coffee', num: 20, device: 'mobile', include_domains: ['example.com', 'wikipedia.org'], autocorrect: false })).json()
+    const viaPost = await (
+      await post('/v1/search', { q: 'coffee', num: 20, device: 'mobile', include_domains: ['example.com', 'wikipedia.org'], autocorrect: false })
+    ).json()
     expect(viaGet.request).toEqual(viaPost.request)
     expect(viaGet.results).toEqual(viaPost.results)
-    expect(viaGet.request).toMatchObject({ endpoint: 'search', engine: 'google', q: 'coffee', country: 'us', language: 'en', num: 20, page: 1, device: 'mobile', autocorrect: false })
+    expect(viaGet.request).toMatchObject({
+      endpoint: 'search',
+      engine: 'google',
+      q: 'coffee',
+      country: 'us',
+      language: 'en',
+      num: 20,
+      page: 1,
+      device: 'mobile',
+      autocorrect: false,
+    })
   })
 
   test.each([
@@ -60,6 +76,9 @@ describe('request handling', () => {
     [{ q: 'x', location: 'Paris, France', uule: 'w+CAIQICIGUGFyaXM' }, 'uule: send location or uule, not both'],
     [{ q: '' }, 'q must not be empty'],
     [{}, 'q is required'],
+    [{ q: 5 }, 'q must be a string'],
+    [{ q: 'x', num: 'ten' }, 'num must be one of 10, 20, 30, 50, 100'],
+    [{ q: 'x', include_domains: 'example.com' }, 'include_domains must be a list of domains'],
     [{ q: 'x'.repeat(2049) }, 'q must be at most 2,048 characters'],
     [{ q: 'x', engine: 'altavista' }, 'engine altavista is not available on this server; use google or auto'],
     [{ q: 'x', format: 'markdown', fields: 'results.title' }, 'fields cannot be combined with format=markdown; use format=json or format=compact with fields'],
@@ -70,7 +89,11 @@ describe('request handling', () => {
   })
 
   test('a JSON array body, broken JSON and an oversized body are clean 4xx errors', async () => {
-    expect(await errorOf(await post('/v1/search', [{ q: 'a' }, { q: 'b' }]))).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/not an array.*\/v1\/batches/) })
+    expect(await errorOf(await post('/v1/search', [{ q: 'a' }, { q: 'b' }]))).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: expect.stringMatching(/not an array.*\/v1\/batches/),
+    })
     expect(await errorOf(await post('/v1/search', '{"q":'))).toMatchObject({ status: 400, code: 'invalid_request', message: 'body is not valid JSON' })
     expect(await errorOf(await post('/v1/search', { q: 'x'.repeat(70_000) }))).toMatchObject({ status: 413, code: 'invalid_request' })
   })
@@ -96,7 +119,8 @@ describe('request handling', () => {
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull()
     const res = await fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { ...auth(), origin: 'https://app.example.test' } })
     const exposed = res.headers.get('access-control-expose-headers') ?? ''
-    for (const h of ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']) expect(exposed).toContain(h)
+    for (const h of ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After'])
+      expect(exposed).toContain(h)
   })
 
   test('unknown routes are 404 not_found in the envelope', async () => {
@@ -105,11 +129,15 @@ describe('request handling', () => {
 
   test('rate limits per key: 429 rate_limited with Retry-After beyond the plan rate', async () => {
     const free = (await trawl.account({ plan: 'free', credits: 100 })).key
-    const burst = await Promise.all(Array.from({ length: 12 }, () => fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${free}` } })))
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, () => fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${free}` } })),
+    )
     const limited = burst.filter((r) => r.status === 429)
-    expect(burst.filter((r) => r.status === 200).length).toBe(5)
-    expect(limited.length).toBe(7)
-    expect(limited[0]!.headers.get('retry-after')).toBe('1')
+    // 5 per second: a burst of 30 is mostly refused (how many pass depends on how many seconds it spans).
+    expect(burst.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(5)
+    expect(limited.length).toBeGreaterThanOrEqual(15)
+    expect(limited.every((r) => r.headers.get('retry-after') === '1')).toBe(true)
+    expect(limited.every((r) => r.headers.get('x-credits-used') === '0')).toBe(true)
     expect((await limited[0]!.json()).error.code).toBe('rate_limited')
     // GET /v1/account is authenticated but free of the rate limit.
     const account = await Promise.all(Array.from({ length: 10 }, () => fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${free}` } })))

@@ -9,7 +9,11 @@ afterAll(() => trawl.close())
 
 /** A logged-in dashboard browser: keeps the session cookie between calls. */
 async function loginAs(email: string, password: string) {
-  const res = await fetch(`${trawl.base}/app/api/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })
+  const res = await fetch(`${trawl.base}/app/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
   const setCookie = res.headers.get('set-cookie') ?? ''
   const cookie = setCookie.split(';')[0] ?? ''
   const call = (method: string, path: string, body?: unknown) =>
@@ -78,7 +82,11 @@ describe('dashboard API: sessions and keys', () => {
     expect(mkey.credit_limit).toBe(20)
     expect((await member.call('POST', '/v1/keys', { name: 'x', credit_limit: 1000 })).status).toBe(403)
     expect((await member.call('PATCH', `/v1/keys/${mkey.id}`, { credit_limit: null })).status).toBe(403)
-    expect(await (await member.call('PATCH', `/v1/keys/${mkey.id}`, { name: 'renamed', allow_fallback: true })).json()).toMatchObject({ name: 'renamed', allow_fallback: true, credit_limit: 20 })
+    expect(await (await member.call('PATCH', `/v1/keys/${mkey.id}`, { name: 'renamed', allow_fallback: true })).json()).toMatchObject({
+      name: 'renamed',
+      allow_fallback: true,
+      credit_limit: 20,
+    })
     const ownerKeys = (await (await owner.call('GET', '/v1/keys')).json()).keys
     const ownerKey = ownerKeys.find((k: { name: string }) => k.name === 'default')
     expect((await member.call('DELETE', `/v1/keys/${ownerKey.id}`)).status).toBe(403)

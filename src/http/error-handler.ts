@@ -35,7 +35,5 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiEr
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req)))
-  app.setNotFoundHandler((req, reply) =>
-    sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)),
-  )
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
 }

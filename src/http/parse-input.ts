@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import { unknownParameterMessage } from './param-aliases.ts'
 
@@ -26,17 +26,23 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input)
   if (result.success) return result.data
-  throw new ApiError('invalid_request', describeIssue(result.error.issues[0]))
+  throw new ApiError('invalid_request', describeIssue(result.error.issues[0], input))
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+function describeIssue(issue: z.core.$ZodIssue | undefined, input: unknown): string {
   if (!issue) return 'invalid request'
   if (issue.code === 'unrecognized_keys') return unknownParameterMessage(issue.keys[0] ?? '')
   const name = issue.path.map(String).join('.')
   if (!name) return issue.message
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `${name} is required`
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${name} is required`
   // Schema messages that already start with the parameter's name read best as they are.
   return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input
+  for (const key of path) value = value != null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  return value
 }
 
 function omit(obj: Record<string, unknown>, keys: string[]) {
@@ -66,7 +72,10 @@ function coerceQuery(schema: z.ZodObject, query: Record<string, string | string[
     const kind = field ? baseType(field) : 'string'
     const value = Array.isArray(raw) ? raw : [raw]
     if (kind === 'array') {
-      out[key] = value.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+      out[key] = value
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter(Boolean)
       continue
     }
     const last = value[value.length - 1] ?? ''

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import { ApiError } from '../errors.ts'
 
 /** Per-key requests-per-second limits (SPEC Limits). In memory by default; in Redis when configured. */

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Services } from '../services.ts'
 import { refundStaleReservations } from '../features/credits/credits.service.ts'
+import type { Services } from '../services.ts'
 
 /**
  * Housekeeping every worker runs: refunds reservations left by a crashed process and prunes the

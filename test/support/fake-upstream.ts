@@ -47,6 +47,8 @@ export async function fakeUpstream(initial: (req: IncomingMessage, res: ServerRe
   }
 }
 
-export const htmlPage = (body: Buffer | string, status = 200) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body)
-}
+export const htmlPage =
+  (body: Buffer | string, status = 200) =>
+  (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body)
+  }

@@ -2,7 +2,11 @@ import { z } from 'zod'
 import { PLANS } from './plans.ts'
 
 const plan = z.enum(PLANS, { error: `plan must be one of ${PLANS.join(', ')}` })
-const credits = (name: string) => z.number({ error: `${name} must be a number of credits` }).min(0, `${name} must be 0 or more`).max(1e12)
+const credits = (name: string) =>
+  z
+    .number({ error: `${name} must be a number of credits` })
+    .min(0, `${name} must be 0 or more`)
+    .max(1e12)
 const email = z.email({ error: 'email must be an email address' }).max(254)
 const password = z.string().min(8, 'password must be at least 8 characters').max(256)
 const rps = z.number().int().min(1, 'rate_limit_rps must be at least 1').max(100_000)

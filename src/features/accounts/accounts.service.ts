@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
-import { recordPurchase } from '../credits/credits.store.ts'
+import { findCounter, recordPurchase } from '../credits/credits.store.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
-import { findCounter } from '../credits/credits.store.ts'
 import * as accounts from './accounts.store.ts'
 import { higherPlan, type Plan, rateLimitFor } from './plans.ts'
 import { hashPassword, newApiKey } from './secrets.ts'
@@ -174,10 +173,7 @@ export async function accountForKey(store: Store, accountId: string, keyId: stri
   const key = await accounts.findKey(store.db, accountId, keyId)
   if (!key) throw new ApiError('unauthorized', 'API key was revoked')
   const { month } = periods()
-  const [keyMonth, accountMonth] = await Promise.all([
-    findCounter(store.db, 'key', keyId, month),
-    findCounter(store.db, 'account', accountId, month),
-  ])
+  const [keyMonth, accountMonth] = await Promise.all([findCounter(store.db, 'key', keyId, month), findCounter(store.db, 'account', accountId, month)])
   return {
     balance: toCredits(row.balance_mc),
     rate_limit_rps: rateLimitFor(row.plan, row.rate_limit_rps),

@@ -7,34 +7,20 @@ export const insertAccount = (db: Db | Tx, row: AccountRow) => db.insertInto('ac
 export const insertUser = (db: Db | Tx, row: UserRow) => db.insertInto('users').values(row).execute()
 export const insertKey = (db: Db | Tx, row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute()
 
-export const findAccount = (db: Db | Tx, id: string) =>
-  db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+export const findAccount = (db: Db | Tx, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
 
-export const findUser = (db: Db | Tx, id: string) =>
-  db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+export const findUser = (db: Db | Tx, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 
-export const findUserByEmail = (db: Db | Tx, email: string) =>
-  db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
+export const findUserByEmail = (db: Db | Tx, email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
 
 export const findOwner = (db: Db | Tx, accountId: string) =>
-  db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('role', '=', 'owner')
-    .executeTakeFirstOrThrow()
+  db.selectFrom('users').selectAll().where('account_id', '=', accountId).where('role', '=', 'owner').executeTakeFirstOrThrow()
 
 export const findKey = (db: Db | Tx, accountId: string, id: string) =>
   db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
 
 export const listLiveKeys = (db: Db | Tx, accountId: string) =>
-  db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at')
-    .execute()
+  db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('created_at').execute()
 
 /** The auth lookup: key by hash with the account fields every request needs. */
 export const findKeyByHash = (db: Db, secretHash: string) =>
@@ -57,11 +43,9 @@ export const findKeyByHash = (db: Db, secretHash: string) =>
     .where('k.secret_hash', '=', secretHash)
     .executeTakeFirst()
 
-export const updateAccount = (db: Db | Tx, id: string, patch: Partial<AccountRow>) =>
-  db.updateTable('accounts').set(patch).where('id', '=', id).execute()
+export const updateAccount = (db: Db | Tx, id: string, patch: Partial<AccountRow>) => db.updateTable('accounts').set(patch).where('id', '=', id).execute()
 
-export const updateKey = (db: Db | Tx, id: string, patch: Partial<ApiKeyRow>) =>
-  db.updateTable('api_keys').set(patch).where('id', '=', id).execute()
+export const updateKey = (db: Db | Tx, id: string, patch: Partial<ApiKeyRow>) => db.updateTable('api_keys').set(patch).where('id', '=', id).execute()
 
 /** Writes last_used_at only when the stored value is a minute old, so hot keys cost no write per call. */
 export const touchKey = (db: Db, id: string, now: number) =>

@@ -51,19 +51,28 @@ async function debit(store: Store, payer: Payer, amountMc: number, requestId: st
     if (payer.keyLimitMc != null) {
       const used = (await findCounter(tx, 'key', payer.keyId, month))?.credits_mc ?? 0
       if (used + amountMc > payer.keyLimitMc) {
-        throw new ApiError('key_limit_reached', `this key has used ${fmt(used)} of its ${fmt(payer.keyLimitMc)} monthly credits; this call costs ${fmt(amountMc)}`)
+        throw new ApiError(
+          'key_limit_reached',
+          `this key has used ${fmt(used)} of its ${fmt(payer.keyLimitMc)} monthly credits; this call costs ${fmt(amountMc)}`,
+        )
       }
     }
     if (account.monthly_spend_cap_mc != null) {
       const used = (await findCounter(tx, 'account', payer.accountId, month))?.credits_mc ?? 0
       if (used + amountMc > account.monthly_spend_cap_mc) {
-        throw new ApiError('spend_cap_reached', `the account has spent ${fmt(used)} of its ${fmt(account.monthly_spend_cap_mc)} monthly spend cap; raise it or wait for the next UTC month`)
+        throw new ApiError(
+          'spend_cap_reached',
+          `the account has spent ${fmt(used)} of its ${fmt(account.monthly_spend_cap_mc)} monthly spend cap; raise it or wait for the next UTC month`,
+        )
       }
     }
     if (account.daily_limit_mc != null) {
       const used = (await findCounter(tx, 'account_day', payer.accountId, day))?.credits_mc ?? 0
       if (used + amountMc > account.daily_limit_mc) {
-        throw new ApiError('daily_limit_reached', `the account has used ${fmt(used)} of its ${fmt(account.daily_limit_mc)} daily credits; it resets at 00:00 UTC or when a credit pack is bought`)
+        throw new ApiError(
+          'daily_limit_reached',
+          `the account has used ${fmt(used)} of its ${fmt(account.daily_limit_mc)} daily credits; it resets at 00:00 UTC or when a credit pack is bought`,
+        )
       }
     }
     if (account.balance_mc < amountMc) {
@@ -81,7 +90,13 @@ async function debit(store: Store, payer: Payer, amountMc: number, requestId: st
       created_at: now,
     }
     if (hold) await insertReservation(tx, row)
-    reservation.balanceAfterMc = await moveBalance(tx, payer.accountId, -amountMc, { kind: hold ? 'reserve' : 'charge', key_id: payer.keyId, request_id: requestId, endpoint }, now)
+    reservation.balanceAfterMc = await moveBalance(
+      tx,
+      payer.accountId,
+      -amountMc,
+      { kind: hold ? 'reserve' : 'charge', key_id: payer.keyId, request_id: requestId, endpoint },
+      now,
+    )
     await countUsage(tx, row, amountMc, 1)
   })
   return reservation
@@ -106,7 +121,12 @@ export async function settle(store: Store, r: Reservation, usedMc: number): Prom
   })
 }
 
-async function countUsage(tx: Parameters<typeof bumpCounter>[0], row: Pick<ReservationRow, 'account_id' | 'key_id' | 'period_month' | 'period_day'>, mc: number, requests: number) {
+async function countUsage(
+  tx: Parameters<typeof bumpCounter>[0],
+  row: Pick<ReservationRow, 'account_id' | 'key_id' | 'period_month' | 'period_day'>,
+  mc: number,
+  requests: number,
+) {
   await bumpCounter(tx, 'key', row.key_id, row.period_month, mc, requests)
   await bumpCounter(tx, 'account', row.account_id, row.period_month, mc, requests)
   await bumpCounter(tx, 'account_day', row.account_id, row.period_day, mc, requests)

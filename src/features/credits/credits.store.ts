@@ -9,7 +9,11 @@ type Scope = UsageCounterRow['scope']
  * one account run one after another on both engines (no read-then-write race).
  */
 export async function lockAccount(tx: Tx, accountId: string) {
-  await tx.updateTable('accounts').set((eb) => ({ balance_mc: eb.ref('balance_mc') })).where('id', '=', accountId).execute()
+  await tx
+    .updateTable('accounts')
+    .set((eb) => ({ balance_mc: eb.ref('balance_mc') }))
+    .where('id', '=', accountId)
+    .execute()
   return tx.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst()
 }
 
@@ -37,13 +41,7 @@ export const recordPurchase = (tx: Tx, accountId: string, amountMc: number, now:
   moveBalance(tx, accountId, amountMc, { kind: 'purchase', key_id: null, request_id: null, endpoint: null }, now)
 
 export const findCounter = (db: Db | Tx, scope: Scope, scopeId: string, period: string) =>
-  db
-    .selectFrom('usage_counters')
-    .selectAll()
-    .where('scope', '=', scope)
-    .where('scope_id', '=', scopeId)
-    .where('period', '=', period)
-    .executeTakeFirst()
+  db.selectFrom('usage_counters').selectAll().where('scope', '=', scope).where('scope_id', '=', scopeId).where('period', '=', period).executeTakeFirst()
 
 export async function bumpCounter(tx: Tx, scope: Scope, scopeId: string, period: string, creditsMc: number, requests: number) {
   await tx

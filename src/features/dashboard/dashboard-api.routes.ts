@@ -35,12 +35,16 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
     return reply.clearCookie(SESSION_COOKIE, { path: prefix }).code(204).send()
   })
   app.get(`${prefix}/v1/keys`, opts, async (req) => listKeys(services, await user(req)))
-  app.post(`${prefix}/v1/keys`, opts, async (req, reply) => reply.code(201).send(await createDashboardKey(services, await user(req), parseInput(CreateKeyBody, req))))
+  app.post(`${prefix}/v1/keys`, opts, async (req, reply) =>
+    reply.code(201).send(await createDashboardKey(services, await user(req), parseInput(CreateKeyBody, req))),
+  )
   app.patch(`${prefix}/v1/keys/:id`, opts, async (req) => patchKey(services, await user(req), id(req), parseInput(PatchKeyBody, req)))
   app.post(`${prefix}/v1/keys/:id/rotate`, opts, async (req) => rotateKey(services, await user(req), id(req)))
   app.delete(`${prefix}/v1/keys/:id`, opts, async (req, reply) => {
     await revokeKey(services, await user(req), id(req))
     return reply.code(204).send()
   })
-  app.put(`${prefix}/v1/team/member-key-limit`, opts, async (req) => setMemberKeyLimit(services, await user(req), parseInput(MemberLimitBody, req).credit_limit))
+  app.put(`${prefix}/v1/team/member-key-limit`, opts, async (req) =>
+    setMemberKeyLimit(services, await user(req), parseInput(MemberLimitBody, req).credit_limit),
+  )
 }

@@ -2,8 +2,8 @@ import { ApiError } from '../../errors.ts'
 import type { KeyCache } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import type { ApiKeyRow } from '../../store/schema.ts'
-import { findAccount, findKey, listLiveKeys, updateAccount, updateKey } from '../accounts/accounts.store.ts'
 import { createKey } from '../accounts/accounts.service.ts'
+import { findAccount, findKey, listLiveKeys, updateAccount, updateKey } from '../accounts/accounts.store.ts'
 import { newApiKey } from '../accounts/secrets.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
 import type { SessionUser } from './sessions.service.ts'
@@ -68,7 +68,13 @@ export async function patchKey(deps: KeyDeps, user: SessionUser, id: string, pat
   if (Object.keys(set).length > 0) await updateKey(deps.store.db, id, set)
   deps.keys.invalidate(id)
   const { month } = periods()
-  const usage = await deps.store.db.selectFrom('usage_counters').select('credits_mc').where('scope', '=', 'key').where('scope_id', '=', id).where('period', '=', month).executeTakeFirst()
+  const usage = await deps.store.db
+    .selectFrom('usage_counters')
+    .select('credits_mc')
+    .where('scope', '=', 'key')
+    .where('scope_id', '=', id)
+    .where('period', '=', month)
+    .executeTakeFirst()
   return toKeyView({ ...key, ...set }, usage?.credits_mc ?? 0)
 }
 

@@ -21,7 +21,10 @@ export async function login(store: Store, email: string, password: string) {
   if (!user || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
-  await store.db.insertInto('sessions').values({ id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS }).execute()
+  await store.db
+    .insertInto('sessions')
+    .values({ id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
+    .execute()
   return { token, user: { id: user.id, email: user.email, role: user.role } }
 }
 

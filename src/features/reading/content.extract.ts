@@ -1,5 +1,5 @@
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler'
-import { BLOCK_TAGS, collapse, findFirst, HEADING_TAGS, isElement, isText, removeNode, textOf } from './dom.utils.ts'
+import { BLOCK_TAGS, collapse, findFirst, HEADING_TAGS, isElement, isText, removeNode, removeNodes, textOf } from './dom.utils.ts'
 
 /**
  * Trawl's main-content extractor, on htmlparser2's DOM. Hand-written rather than Readability
@@ -33,6 +33,8 @@ export interface ContentPick {
 }
 
 const NOISE_WEIGHT = 0.5
+const CELL_MERGE = 60
+const SHORT_LINK = 25
 const DROP_TAGS = new Set([
   'script',
   'style',
@@ -58,7 +60,7 @@ const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'menu'])
 // Strong words mark furniture even next to a content-ish word ("comment-body", "related-posts").
 // Words that mark furniture even on a big element ("comment-body", "related-posts").
 const STRONG_NOISE =
-  /(?:^|[-_])(comments?|commentlist|comment-list|disqus|respond|replies|related|recommend(?:ed|ations)?|share|sharing|social|socials|newsletter|outbrain|taboola|cookies?|consent|gdpr|sidebar|breadcrumbs?|navbar|navigation|nav|footer|site-footer|site-header|header-nav|trending|popular|latest|most-read|mostread|more-stories|more-news|author-bio|tag-?list|tags|post-tags|byline|dateline|skip-link|jump-link|read-more|readmore|up-?next|next-article)(?:[-_]|$)/i
+  /(?:^|[-_])(comments?|commentlist|comment-list|disqus|respond|replies|related|relatedposts|recommend(?:ed|ations)?|share|sharing|social|socials|newsletter|outbrain|taboola|cookies?|consent|gdpr|sidebar|breadcrumbs?|navbar|navigation|nav|footer|site-footer|site-header|header-nav|trending|popular|latest|most-read|mostread|more-stories|more-news|author-bio|tag-?list|tags|post-tags|byline|dateline|skip-link|jump-link|read-more|readmore|up-?next|next-article)(?:[-_]|$)/i
 // Words that mark furniture only on an element holding little of the page's prose: sites put
 // them on wrappers too ("elementor-widget-wrap", "Page-ad-margins", "modal-enabled").
 const WEAK_NOISE =
@@ -66,6 +68,9 @@ const WEAK_NOISE =
 const CONTENT_HINT = /(?:^|[-_])(article|content|entry|post|story|main|body|text|prose|blog|richtext|markdown)(?:[-_]|$)/i
 const FURNITURE_ROLES = /^(navigation|complementary|contentinfo|banner|menu|menubar|search|dialog|alert)$/i
 const NEVER_BY_CLASS = new Set(['html', 'body', 'main', 'article'])
+// Words of a sentence whatever their class says (`<a class="popup">` tooltips, `<em class="meta">`):
+// dropping them leaves holes in the text. Link lists are caught by link density instead.
+const INLINE_TEXT = new Set(['a', 'em', 'strong', 'b', 'i', 'u', 'abbr', 'cite', 'q', 'mark', 'sup', 'sub', 'small'])
 const SENTENCE = /[.!?。！？:;,]/
 
 function classTokens(el: Element): string[] {
@@ -80,7 +85,7 @@ export function furnitureLevel(el: Element): 0 | 1 | 2 {
   if (role && FURNITURE_ROLES.test(role)) return 2
   if (/comment/i.test(el.attribs.itemprop ?? '') || /comment/i.test(el.attribs.itemtype ?? '')) return 2
   // Sites put page-state classes on these ("one-sidebar", "url-breadcrumb"): never judge them by class.
-  if (NEVER_BY_CLASS.has(el.name)) return 0
+  if (NEVER_BY_CLASS.has(el.name) || INLINE_TEXT.has(el.name)) return 0
   const tokens = classTokens(el)
   if (tokens.length === 0) return 0
   if (tokens.some((t) => STRONG_NOISE.test(t))) return tokens.some((t) => CONTENT_HINT.test(t)) ? 1 : 2
@@ -109,7 +114,7 @@ export function pruneDocument(root: ParentNode): void {
     }
   }
   visit(root)
-  for (const n of doomed) removeNode(n)
+  removeNodes(doomed)
 }
 
 const visibleLength = (s: string) => {
@@ -175,7 +180,10 @@ function measureWith(root: Element | Document, furniture: (el: Element) => boole
         inline.punct ||= sub.punct
       }
     }
-    const isBlock = BLOCK_TAGS.has(el.name) || el.name === 'br'
+    // A short table cell is one field of its row: "1." | "TS Göppingen" | "50,59" reads as one line
+    // of data, so its text is judged with its row's rather than as many tiny noise units.
+    const cellOfRow = (el.name === 'td' || el.name === 'th') && inline.text < CELL_MERGE
+    const isBlock = (BLOCK_TAGS.has(el.name) && !cellOfRow) || el.name === 'br'
     if (isBlock && inline.text > 0) {
       // Close this unit: its direct inline text is judged here, once.
       const density = inline.link / inline.text
@@ -230,8 +238,12 @@ function isAncestor(a: Element, b: Element): boolean {
   return false
 }
 
+// Short link-only lines that navigate rather than say something, in the languages we see most.
+const NAV_LINK =
+  /^(?:back|zurück|retour|volver|indietro|home|start(?:seite)?|more|mehr|weiter|next|previous|prev|top|(?:back )?to top|nach oben|all \S+|alle \S+|tous les \S+|toutes les \S+)(?:\W.{0,20})?$/i
+
 const NOISE_LINE =
-  /^(advertisements?|sponsored( content)?|share( this( article| story)?)?( on \w+)?|read more|related( articles| stories| posts| content)?|more from .{0,40}|you may also like|recommended( for you)?|continue reading( below)?|click here.*|sign up.*newsletter.*|subscribe( now)?|follow us.*|image( source)?:.{0,60}|photo:.{0,80}|getty images|skip (to )?(main )?content|comments?( \(\d+\))?|\d+ comments?|print|email|tweet|pin it|copy link|\d+ min(ute)?s? read|.{0,60}\u2022 \d+ min(ute)?s? read)$/i
+  /^(advertisements?|sponsored( content)?|share( this( article| story)?)?( on \w+)?:?|like this:?|read more|related( articles| stories| posts| content)?|more from .{0,40}|you may also like|recommended( for you)?|continue reading( below)?|click here.*|sign up.*newsletter.*|subscribe( now)?|follow us.*|image( source)?:.{0,60}|photo:.{0,80}|getty images|skip (to )?(main )?content|comments?( \(\d+\))?|\d+ comments?|print|email|tweet|pin it|copy link|\d+ min(ute)?s? read|.{0,60}\u2022 \d+ min(ute)?s? read)$/i
 
 /**
  * Removes what sits inside the content root but is not content: furniture subtrees, link lists,
@@ -252,7 +264,7 @@ export function cleanContent(pick: ContentPick, title: string | null): void {
     }
   }
   visit(root)
-  for (const el of doomed) removeNode(el)
+  removeNodes(doomed)
   if (title) dropTitleHeading(root, title)
 }
 
@@ -298,7 +310,10 @@ function shouldDrop(el: Element, s: Stats, rootGood: number): boolean {
   const density = s.link / s.text
   if (density > 0.5 && s.good < 0.25 * rootGood && el.name !== 'a') {
     // Link-heavy block: a related list, tag cloud or "Read more: ..." line.
-    return !(el.name === 'p' && s.text > 200)
+    // A paragraph that is one short link ("link", "Download the data") is part of the text; a
+    // headline-length one is a teaser for another article.
+    if (el.name !== 'p') return true
+    return !(s.text > 200 || (s.link < SHORT_LINK && !NAV_LINK.test(collapse(textOf(el)))))
   }
   if (s.text < 120 && NOISE_LINE.test(collapse(textOf(el)))) return true
   // A heading that is only a link is a teaser ("Related: ..."), not a section of this article.

@@ -95,6 +95,35 @@ export function removeNode(node: AnyNode): void {
   node.next = null
 }
 
+/**
+ * Removes many nodes at once. Removing one at a time costs an indexOf and a splice per node, which
+ * is quadratic on the long flat child lists some pages have (thousands of table rows or <br>s); here
+ * each affected parent's child list is filtered once and its siblings relinked.
+ */
+export function removeNodes(nodes: readonly AnyNode[]): void {
+  const byParent = new Map<ParentNode, Set<AnyNode>>()
+  for (const n of nodes) {
+    const parent = n.parent
+    if (!parent) continue
+    const set = byParent.get(parent)
+    if (set) set.add(n)
+    else byParent.set(parent, new Set([n]))
+  }
+  for (const [parent, gone] of byParent) {
+    const kept = parent.children.filter((c) => !gone.has(c))
+    for (let i = 0; i < kept.length; i++) {
+      kept[i]!.prev = kept[i - 1] ?? null
+      kept[i]!.next = kept[i + 1] ?? null
+    }
+    parent.children = kept
+    for (const n of gone) {
+      n.parent = null
+      n.prev = null
+      n.next = null
+    }
+  }
+}
+
 /** Depth-first pre-order walk over elements; returning false skips an element's children. */
 export function walkElements(root: ParentNode, visit: (el: Element) => boolean | undefined): void {
   const stack: AnyNode[] = [...root.children].reverse()

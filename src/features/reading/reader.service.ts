@@ -3,6 +3,7 @@ import { parseDocument } from 'htmlparser2'
 import { decodeText } from '../../net/body-decode.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
+import { trimToArticleBody } from './content.hint.ts'
 import { absoluteUrl, findFirst, isElement, walkElements } from './dom.utils.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { serializeCleanHtml } from './html.serialize.ts'
@@ -45,6 +46,7 @@ export function extractHtml(html: string, url: string): Content {
   let nodes: AnyNode[] | null = null
   if (pick && good >= MIN_PROSE) {
     cleanContent(pick, facts.title)
+    if (facts.articleBody) trimToArticleBody(pick.root, facts.articleBody)
     nodes = [pick.root]
   } else {
     const rescued = readabilityNodes(html, baseUrl)

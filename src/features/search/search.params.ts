@@ -39,11 +39,7 @@ export function countryFromLocation(location: string): string | undefined {
   return last ? COUNTRY_BY_NAME.get(last) : undefined
 }
 
-export const q = z
-  .string({ error: 'q is required' })
-  .trim()
-  .min(1, 'q must not be empty')
-  .max(2048, 'q must be at most 2,048 characters')
+export const q = z.string({ error: 'q must be a string' }).trim().min(1, 'q must not be empty').max(2048, 'q must be at most 2,048 characters')
 
 export const country = z
   .string()
@@ -96,7 +92,10 @@ const domainEntry = z
   .transform((s) => s.replace(/^https?:\/\//, '').replace(/^www\./, ''))
 
 export const domainList = (name: string) =>
-  z.array(domainEntry, { error: `${name} must be a list of domains` }).min(1, `${name} must not be empty`).max(20, `${name} may list at most 20 entries`)
+  z
+    .array(domainEntry, { error: `${name} must be a list of domains` })
+    .min(1, `${name} must not be empty`)
+    .max(20, `${name} may list at most 20 entries`)
 
 export const engine = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(7)], {
   error: 'engine must be a provider name, auto, or a list of provider names',

@@ -18,12 +18,21 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
     const request = normaliseSearch(params, req.auth)
     const outcome = await runSearch(deps, req.auth, request, params.max_age, req.id)
     const rendered = renderSearchResponse('search', outcome.body, output)
-    setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(rendered.tokensText) }, deps.usdPerCredit)
+    setBillingHeaders(
+      req,
+      reply,
+      { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(rendered.tokensText) },
+      deps.usdPerCredit,
+    )
     return reply.type(rendered.contentType).send(rendered.payload)
   }
   const route = {
     config: { auth: 'key' as const, billed: true },
-    schema: { summary: 'Web search', tags: ['search'], description: 'Google web results with feature blocks. GET takes the same parameters in the query string.' },
+    schema: {
+      summary: 'Web search',
+      tags: ['search'],
+      description: 'Google web results with feature blocks. GET takes the same parameters in the query string.',
+    },
   }
   app.get('/v1/search', { ...route, schema: { ...route.schema, querystring: SearchParams } }, handler)
   app.post('/v1/search', { ...route, schema: { ...route.schema, body: SearchParams } }, handler)

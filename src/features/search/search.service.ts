@@ -8,8 +8,8 @@ import { charge, reserve, settle } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
 import { cacheHitPriceMc, searchPriceMc } from '../credits/prices.ts'
 import type { SearchEngine } from './engines/search-engine.ts'
-import { attemptsOf } from './engines/upstream/upstream-error.ts'
 import type { RouteAttempt } from './engines/upstream/upstream.types.ts'
+import { attemptsOf } from './engines/upstream/upstream-error.ts'
 import { countryFromLocation } from './search.params.ts'
 import type { SearchParams } from './search.schema.ts'
 import type { ParsedSearchPage, SearchRequest } from './search.types.ts'
@@ -83,7 +83,13 @@ export function searchCacheKey(req: SearchRequest): string {
  * /v1/search: cache (only with max_age), reserve, ask the engine(s), settle. Every reservation is
  * settled: the price on results, nothing on empty pages or failures.
  */
-export async function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchRequest, maxAge: number | undefined, requestId: string): Promise<SearchOutcome> {
+export async function runSearch(
+  deps: SearchDeps,
+  auth: AuthContext,
+  req: SearchRequest,
+  maxAge: number | undefined,
+  requestId: string,
+): Promise<SearchOutcome> {
   const started = performance.now()
   const priceMc = searchPriceMc(req.num)
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
@@ -118,6 +124,8 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
     await settle(deps.store, reservation, 0)
     throw err
   }
+  // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
+  answer.page.results = answer.page.results.slice(0, req.num)
   const empty = answer.page.results.length === 0
   const usedMc = empty ? 0 : priceMc
   const balanceMc = await settle(deps.store, reservation, usedMc)

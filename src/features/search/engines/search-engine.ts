@@ -1,5 +1,5 @@
-import type { RouteAttempt } from './upstream/upstream.types.ts'
 import type { ParsedSearchPage, SearchRequest } from '../search.types.ts'
+import type { RouteAttempt } from './upstream/upstream.types.ts'
 
 /** A web-search provider: builds the upstream request, fetches it through the upstream client, parses it. */
 export interface SearchEngine {

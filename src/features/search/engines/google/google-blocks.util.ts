@@ -20,28 +20,44 @@ export function lineOf(el: Element, stop: Element): Element {
  * innermost match wins.
  */
 export function findLabels($: CheerioAPI, scope: AnyNode, label: RegExp): Element[] {
+  const lengths = textLengths($)
   const hits = $(scope)
     .find('h1, h2, h3, h4, [role="heading"], span, div')
     .filter((_, el) => {
-      const t = shortText(el, 80)
-      return !!t && label.test(t)
+      const len = lengths.get(el) ?? 0
+      return len > 0 && len <= 80 && label.test(textOf(el))
     })
     .toArray()
   return hits.filter((el) => !hits.some((o) => o !== el && isDescendant(o, el)))
 }
 
-/** The element's text when it is at most `max` characters; gives up early on big subtrees. */
-export function shortText(el: Element, max: number): string | undefined {
-  let len = 0
-  const walk = (n: AnyNode): boolean => {
-    if (n.type === 'text') {
-      len += (n as unknown as { data: string }).data.trim().length
-      return len <= max
-    }
-    if (!isElement(n) || n.name === 'script' || n.name === 'style') return true
-    return n.children.every(walk)
+/** The element's text when it is at most `max` characters long. */
+export function shortText($: CheerioAPI, el: Element, max: number): string | undefined {
+  const len = textLengths($).get(el) ?? 0
+  return len > 0 && len <= max ? textOf(el) : undefined
+}
+
+// Text length of every element, computed in one pass per document: label lookups run several
+// times per page and would otherwise walk big subtrees again and again.
+const lengthCache = new WeakMap<AnyNode, Map<Element, number>>()
+
+function textLengths($: CheerioAPI): Map<Element, number> {
+  const doc = $.root()[0] as AnyNode
+  const cached = lengthCache.get(doc)
+  if (cached) return cached
+  const lengths = new Map<Element, number>()
+  const walk = (n: AnyNode): number => {
+    if (n.type === 'text') return (n as unknown as { data: string }).data.trim().length
+    const kids = (n as { children?: AnyNode[] }).children
+    if (!kids || (isElement(n) && (n.name === 'script' || n.name === 'style'))) return 0
+    let sum = 0
+    for (const k of kids) sum += walk(k)
+    if (isElement(n)) lengths.set(n, sum)
+    return sum
   }
-  return walk(el) ? textOf(el) : undefined
+  walk(doc)
+  lengthCache.set(doc, lengths)
+  return lengths
 }
 
 function isDescendant(node: AnyNode, of: AnyNode): boolean {

@@ -6,32 +6,7 @@ const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 
 
 // Inline elements are glued to their neighbours; everything else is a word boundary. Google splits
 // breadcrumbs and snippets over many spans, so plain `.text()` would merge words ("Googlehttps://…").
-const INLINE_TAGS = new Set([
-  'a',
-  'abbr',
-  'b',
-  'bdi',
-  'bdo',
-  'cite',
-  'code',
-  'em',
-  'font',
-  'i',
-  'kbd',
-  'mark',
-  'q',
-  's',
-  'small',
-  'span',
-  'strong',
-  'sub',
-  'sup',
-  'time',
-  'u',
-  'wbr',
-  'g-img',
-  'img',
-])
+const INLINE_TAGS = new Set('a abbr b bdi bdo cite code em font i kbd mark q s small span strong sub sup time u wbr g-img img'.split(' '))
 
 export const isElement = (node: AnyNode | null | undefined): node is Element =>
   !!node && (node.type === 'tag' || node.type === 'script' || node.type === 'style')
@@ -132,7 +107,8 @@ export function unwrapGoogleUrl(href: string | undefined | null): string | null 
     const target = u.searchParams.get('q') || u.searchParams.get('url')
     return target ? unwrapGoogleUrl(target) : null
   }
-  if (GOOGLE_HOST.test(u.hostname) && (u.pathname === '/aclk' || u.pathname === '/pagead/aclk')) {
+  const adHost = GOOGLE_HOST.test(u.hostname) || /(^|\.)googleadservices\.com$/i.test(u.hostname)
+  if (adHost && (u.pathname === '/aclk' || u.pathname === '/pagead/aclk')) {
     const target = u.searchParams.get('adurl')
     return target && /^https?:/i.test(target) ? unwrapGoogleUrl(target) : u.toString()
   }

@@ -78,7 +78,7 @@ function accordionItems($: CheerioAPI, region: Element, label: Element): { title
       const parent = span.parent
       if (!isElement(parent) || parent.children.find(isElement) !== span || $(span).closest('a').length) return
       const panel = parent.children.filter(isElement).find((k) => k !== span && k.name === 'div')
-      const title = shortText(span, 200)
+      const title = shortText($, span, 200)
       // Result titles are headings inside links; an answer panel only links its source.
       if (!panel || !title || $(panel).find('a h3, a [role="heading"]').length) return
       if (items.some((i) => isInside(span, i.panel))) return

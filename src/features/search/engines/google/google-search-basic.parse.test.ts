@@ -180,4 +180,15 @@ describe('every web fixture', () => {
     // The one without: a page Google shows no description for ("Redirecting... - Google").
     expect(withSnippet).toBe(755)
   })
+
+  it('reads the same organic results with every class attribute removed (structure, not class names)', () => {
+    for (const path of all) {
+      const html = read(path)
+      const links = (p: ParsedSearchPage) => p.results.map((r) => [r.link, !!r.displayed_link, !!r.snippet])
+      expect({ path, results: links(parseGoogleSearch(html.replace(/\sclass="[^"]*"/g, ''))) }).toEqual({
+        path,
+        results: links(parseGoogleSearch(html)),
+      })
+    }
+  })
 })

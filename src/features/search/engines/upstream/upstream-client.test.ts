@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http'
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -109,10 +109,7 @@ afterEach(async () => {
 })
 
 function client(hosts: Record<string, string>, proxyPools: ProxyPool[] = [], options: UpstreamClientOptions = {}) {
-  const c = createUpstreamClient(
-    { upstreamHosts: new Map(Object.entries(hosts)), proxyPools, upstreamTimeoutMs: 5_000 },
-    options,
-  )
+  const c = createUpstreamClient({ upstreamHosts: new Map(Object.entries(hosts)), proxyPools, upstreamTimeoutMs: 5_000 }, options)
   clients.push(c)
   return c
 }
@@ -135,9 +132,7 @@ describe('TRAWL_UPSTREAM_HOSTS mapping', () => {
     expect(upstream.hits.at(-1)).toBe('www.google.com /search?q=coffee%20beans&hl=en&num=10')
     expect(page).toMatchObject({ status: 200, url: google('/search?q=coffee%20beans&hl=en&num=10') })
     expect(page.body).toContain('results for www.google.com')
-    expect(page.attempts).toEqual([
-      expect.objectContaining({ engine: 'google', host: 'www.google.com', pool: null, status: 200, outcome: 'ok' }),
-    ])
+    expect(page.attempts).toEqual([expect.objectContaining({ engine: 'google', host: 'www.google.com', pool: null, status: 200, outcome: 'ok' })])
     expect(page.attempts[0]?.proxy).toBeUndefined()
   })
 
@@ -220,9 +215,7 @@ describe('classification', () => {
 
   test('a silent upstream is upstream_timeout soon after the deadline', async () => {
     const started = Date.now()
-    const err = await failure(
-      client({ '*': upstream.url }).fetchPage({ engine: 'google', url: google('/slow'), timeoutMs: 300 }),
-    )
+    const err = await failure(client({ '*': upstream.url }).fetchPage({ engine: 'google', url: google('/slow'), timeoutMs: 300 }))
     expect(Date.now() - started).toBeLessThan(1_500)
     expect(err).toMatchObject({ code: 'upstream_timeout', status: 503 })
     expect(err.opts.retryAfterSeconds).toBe(5)

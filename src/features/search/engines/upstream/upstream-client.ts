@@ -1,16 +1,10 @@
 import { Agent, type Dispatcher, ProxyAgent, request } from 'undici'
 import type { Config } from '../../../../config.ts'
-import { DEFAULT_COOLDOWN, type CooldownOptions, type ProxyRoute, ProxyPools } from './proxy-pool.ts'
+import { type CooldownOptions, DEFAULT_COOLDOWN, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
 import { ACCEPT_ENCODING, BodyTooLargeError, readTextBody, UnsupportedEncodingError } from './response-body.ts'
+import type { AttemptOutcome, FetchedPage, FetchPageRequest, ProxyHealth, RouteAttempt } from './upstream.types.ts'
 import { type UpstreamErrorCode, upstreamErrorFor } from './upstream-error.ts'
 import { isBlockRedirect, isSameSite, type MappedTarget, mapUpstream, resolveRedirect } from './upstream-route.ts'
-import type {
-  AttemptOutcome,
-  FetchedPage,
-  FetchPageRequest,
-  ProxyHealth,
-  RouteAttempt,
-} from './upstream.types.ts'
 
 export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'>
 
@@ -206,7 +200,11 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     fetchPage,
     poolHealth: () => pools.health(),
     async close() {
-      await Promise.all([direct.close(), ...[...proxyAgents.values()].map((a) => a.close())])
+      // Graceful first; an engine that never answers must not hold up shutdown.
+      const agents = [direct, ...proxyAgents.values()]
+      const graceful = Promise.all(agents.map((a) => a.close()))
+      const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref())
+      if ((await Promise.race([graceful, deadline])) === 'late') await Promise.all(agents.map((a) => a.destroy()))
       proxyAgents.clear()
     },
   }

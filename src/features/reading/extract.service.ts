@@ -1,0 +1,208 @@
+import type { AuthContext } from '../../http/auth.ts'
+import type { Store } from '../../store/database.ts'
+import { reserve, settle } from '../credits/credits.service.ts'
+import { toCredits } from '../credits/money.ts'
+import {
+  normalisePageUrl,
+  type PageReadDeps,
+  type PageReadOptions,
+  type PageResult,
+  pageError,
+  pagePriceMc,
+  proxyForCountry,
+  readPage,
+} from './page-read.service.ts'
+import { DEFAULT_TIMEOUT_SECONDS, type ExtractParams } from './reading.schema.ts'
+import type { ReadFormat } from './reading.types.ts'
+
+export interface ReadingDeps extends PageReadDeps {
+  store: Store
+}
+
+/** SPEC Limits: "5 pages in parallel". */
+const PARALLEL_PAGES = 5
+
+/** The failure codes SPEC allows in extract `failed[]`; empty_page is not an HTTP error, so it is not an ErrorCode. */
+export type PageFailureCode = 'invalid_request' | 'upstream_error' | 'upstream_timeout' | 'empty_page'
+
+export interface PageFailure {
+  url: string
+  error: { code: PageFailureCode; message: string }
+}
+
+export interface ExtractRequest {
+  urls: string[]
+  format: ReadFormat
+  query?: string
+  highlights: number
+  max_tokens?: number
+  include_links: boolean
+  include_images: boolean
+  max_age?: number
+  country?: string
+  timeout: number
+}
+
+export interface ExtractResponseBody {
+  request: ExtractRequest
+  results: PageResult[]
+  failed: PageFailure[]
+  meta: { request_id: string; credits_used: number; latency_ms: number; succeeded: number; failed: number }
+}
+
+export interface ReadingOutcome<B> {
+  body: B
+  usedMc: number
+  balanceMc: number | null
+  /** X-Cache: HIT only when everything returned came from the cache. */
+  cacheHit: boolean
+  tokens: number
+}
+
+export const EMPTY_PAGE_MESSAGE = 'page has no readable content'
+
+/**
+ * Drops duplicates by normalised URL (parsed, fragment dropped), keeping the first spelling's
+ * position. A string that is not a readable URL is kept as given and fails on its own later.
+ */
+export function dedupeUrls(urls: string[]): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  for (const raw of urls) {
+    const url = normalisePageUrl(raw) ?? raw
+    if (seen.has(url)) continue
+    seen.add(url)
+    out.push(url)
+  }
+  return out
+}
+
+/** The caller asked to wait `timeout` seconds at most; a page still loading then is a timeout, said plainly. */
+export function timeoutMessage(timeoutSeconds: number) {
+  return `page was still loading when the ${timeoutSeconds} s timeout ran out`
+}
+
+export function readOptionsOf(p: Omit<ExtractParams, 'urls'>): Omit<PageReadOptions, 'timeoutMs'> {
+  return {
+    format: p.format ?? 'markdown',
+    includeLinks: p.include_links,
+    includeImages: p.include_images,
+    maxTokens: p.max_tokens,
+    query: p.query,
+    highlights: p.highlights,
+    country: p.country,
+  }
+}
+
+/**
+ * POST /v1/extract: one reservation of 1 credit per distinct URL before any work, pages read 5 at a
+ * time under one call-wide deadline, then settled to 1 per live page and 0.5 per cached page;
+ * failed and empty pages cost nothing. The answer is 200 whatever happened to the pages.
+ */
+export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: ExtractParams, requestId: string): Promise<ReadingOutcome<ExtractResponseBody>> {
+  const started = performance.now()
+  const urls = dedupeUrls(params.urls)
+  const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
+  const opts = readOptionsOf(params)
+  // A country without an exit fails the whole call, before anything is reserved.
+  if (opts.country) proxyForCountry(deps.config, opts.country)
+
+  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
+  const reservation = await reserve(deps.store, payer, urls.length * pagePriceMc(false), requestId, '/v1/extract')
+  let outcomes: Outcome[]
+  try {
+    const deadline = Date.now() + timeout * 1000
+    outcomes = await mapLimit(urls, PARALLEL_PAGES, (url) => readOne(deps, url, opts, params.max_age, deadline, timeout))
+  } catch (err) {
+    await settle(deps.store, reservation, 0) // readOne does not throw; this is for bugs, and refunds everything
+    throw err
+  }
+  let usedMc = 0
+  for (const o of outcomes) if (o.ok) usedMc += pagePriceMc(o.cached)
+  const balanceMc = await settle(deps.store, reservation, usedMc)
+
+  const successes = outcomes.filter((o): o is Success => o.ok)
+  const failed = outcomes.filter((o): o is Failure => !o.ok).map((o) => o.failure)
+  const body: ExtractResponseBody = {
+    request: normalisedRequest(params, urls),
+    results: successes.map((o) => o.result),
+    failed,
+    meta: {
+      request_id: requestId,
+      credits_used: toCredits(usedMc),
+      latency_ms: Math.round(performance.now() - started),
+      succeeded: successes.length,
+      failed: failed.length,
+    },
+  }
+  return {
+    body,
+    usedMc,
+    balanceMc,
+    cacheHit: successes.length > 0 && successes.every((o) => o.cached),
+    tokens: successes.reduce((sum, o) => sum + o.tokens, 0),
+  }
+}
+
+/** SPEC `request`: the deduplicated URLs with defaults filled in; optional parameters only when sent. */
+function normalisedRequest(params: ExtractParams, urls: string[]): ExtractRequest {
+  const request: ExtractRequest = {
+    urls,
+    format: params.format ?? 'markdown',
+    highlights: params.highlights ?? 0,
+    include_links: params.include_links ?? false,
+    include_images: params.include_images ?? false,
+    timeout: params.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+  }
+  if (params.query !== undefined) request.query = params.query
+  if (params.max_tokens !== undefined) request.max_tokens = params.max_tokens
+  if (params.max_age !== undefined) request.max_age = params.max_age
+  if (params.country !== undefined) request.country = params.country
+  return request
+}
+
+interface Success {
+  ok: true
+  result: PageResult
+  cached: boolean
+  tokens: number
+}
+interface Failure {
+  ok: false
+  failure: PageFailure
+}
+type Outcome = Success | Failure
+
+/** Never throws: whatever happens to one page ends up in `failed[]`. */
+async function readOne(
+  deps: ReadingDeps,
+  url: string,
+  opts: Omit<PageReadOptions, 'timeoutMs'>,
+  maxAge: number | undefined,
+  deadline: number,
+  timeout: number,
+): Promise<Outcome> {
+  try {
+    const page = await readPage(deps, url, { ...opts, timeoutMs: deadline - Date.now() }, maxAge)
+    if (page.empty) return { ok: false, failure: { url, error: { code: 'empty_page', message: EMPTY_PAGE_MESSAGE } } }
+    return { ok: true, result: page.result, cached: page.cached, tokens: page.tokens }
+  } catch (err) {
+    const e = pageError(err, deps.log)
+    const message = e.code === 'upstream_timeout' ? timeoutMessage(timeout) : e.message
+    return { ok: false, failure: { url, error: { code: e.code as PageFailureCode, message } } }
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return out
+}

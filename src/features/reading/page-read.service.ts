@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ResponseCache } from '../../cache/response-cache.ts'
+import type { Config } from '../../config.ts'
+import { ApiError } from '../../errors.ts'
+import { safeFetch } from '../../net/safe-fetch.ts'
+import { countTokens, trimToTokens } from '../../text/tokens.ts'
+import { toMc } from '../credits/money.ts'
+import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
+import { rankHighlights } from './highlights.rank.ts'
+import { readDocument } from './reader.service.ts'
+import type { Highlight, PageMetadata, ReadFormat, ReadInput, ReadLink } from './reading.types.ts'
+
+/**
+ * One page, fetched safely, read, cached: the path shared by /v1/webpage, /v1/extract, search
+ * `include_content` and crawls. It does no billing; callers price what comes back (`cached`).
+ */
+
+export interface PageReadDeps {
+  cache: ResponseCache
+  config: Pick<Config, 'allowPrivateNetwork' | 'proxyPools'>
+  log: FastifyBaseLogger
+  cacheTtlMs: number
+}
+
+export interface PageReadOptions {
+  format: ReadFormat
+  includeLinks?: boolean
+  includeImages?: boolean
+  /** Applied after the cache, so one stored read serves every max_tokens. */
+  maxTokens?: number
+  /** Highlights need both; also applied after the cache. */
+  query?: string
+  highlights?: number
+  /** Two-letter code: fetched through a proxy pool named by it (throws 400 when there is none). */
+  country?: string
+  /** Deadline for the fetch (all redirects and the body); 0 or less fails at once as upstream_timeout. */
+  timeoutMs: number
+  signal?: AbortSignal
+}
+
+/** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
+export interface PageResult {
+  /** Final URL, after redirects. */
+  url: string
+  status_code: number
+  title: string | null
+  published_at: string | null
+  metadata: PageMetadata
+  cached: boolean
+  cached_at?: string
+  markdown?: string
+  text?: string
+  html?: string
+  links?: ReadLink[]
+  images?: string[]
+  highlights?: Highlight[]
+}
+
+export interface PageRead {
+  result: PageResult
+  cached: boolean
+  cachedAt?: string
+  /** o200k tokens of the returned content, after max_tokens. */
+  tokens: number
+  trimmed: boolean
+  /** No readable content: the content field is ''. Never cached; callers decide (extract: empty_page). */
+  empty: boolean
+}
+
+/** What the cache holds: the full, untrimmed read, so later calls can trim and rank differently. */
+interface StoredPage {
+  url: string
+  status_code: number
+  title: string | null
+  published_at: string | null
+  metadata: PageMetadata
+  content: string
+  links?: ReadLink[]
+  images?: string[]
+  /** HTML reads keep a Markdown rendering too: passages are ranked on text, not on markup. */
+  highlight_source?: string
+}
+
+/** Price of one page read: 1 credit live, half from the cache (SPEC "Credit prices": webpage, extract, crawl). */
+export const pagePriceMc = (cached: boolean) => (cached ? cacheHitPriceMc(toMc(PRICES.page)) : toMc(PRICES.page))
+
+/** Parses a requested page URL the way safeFetch will, with the same messages; drops the fragment. */
+export function parsePageUrl(raw: string): URL {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new ApiError('invalid_request', `url is not a valid URL: ${raw.slice(0, 200)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiError('invalid_request', `url must use http or https, not ${url.protocol.replace(':', '')}`)
+  }
+  if (url.username || url.password) throw new ApiError('invalid_request', 'url must not contain credentials')
+  url.hash = ''
+  return url
+}
+
+/** The normalised form used to drop duplicates and to key the cache; null when `raw` is not a readable URL. */
+export function normalisePageUrl(raw: string): string | null {
+  try {
+    return parsePageUrl(raw).href
+  } catch {
+    return null
+  }
+}
+
+/** Two-letter pool names are country exits (README "Configuration"). */
+export function countryExits(config: Pick<Config, 'proxyPools'>): string[] {
+  return [...new Set(config.proxyPools.filter((p) => /^[a-z]{2}$/.test(p.name)).map((p) => p.name))].sort()
+}
+
+/**
+ * The proxy to read through for `country`. A country without an exit is refused rather than read
+ * from wherever the server happens to be: the caller asked for that country's view of the page.
+ */
+export function proxyForCountry(config: Pick<Config, 'proxyPools'>, country: string): string {
+  const urls = config.proxyPools.filter((p) => p.name === country).flatMap((p) => p.urls)
+  if (urls.length === 0) {
+    const exits = countryExits(config)
+    throw new ApiError(
+      'invalid_request',
+      exits.length > 0
+        ? `country ${country} has no proxy exit on this server; available countries: ${exits.join(', ')}`
+        : `country is not available on this server: no country proxy exits are configured`,
+    )
+  }
+  return urls[Math.floor(Math.random() * urls.length)]!
+}
+
+export function pageCacheKey(url: string, opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country'>): string {
+  const parts = [url, opts.format, opts.includeLinks === true, opts.includeImages === true, opts.country ?? null]
+  return `page:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`
+}
+
+/**
+ * Reads one page. Answers from the cache only when `maxAge` (seconds) is given and an entry is at
+ * most that old; every successful live read is stored. Throws ApiError invalid_request (bad URL,
+ * private address, unknown country), upstream_error or upstream_timeout (both with Retry-After).
+ */
+export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageReadOptions, maxAge?: number): Promise<PageRead> {
+  const url = parsePageUrl(rawUrl).href
+  const proxyUrl = opts.country ? proxyForCountry(deps.config, opts.country) : undefined
+  const key = pageCacheKey(url, opts)
+
+  if (maxAge !== undefined && maxAge > 0) {
+    const hit = await deps.cache.get<StoredPage>(key).catch((err) => {
+      deps.log.warn({ err }, 'page cache read failed; reading live')
+      return null
+    })
+    if (hit && Date.now() - hit.storedAt <= maxAge * 1000) return shapePage(hit.value, opts, hit.storedAt)
+  }
+
+  if (opts.timeoutMs <= 0) throw new ApiError('upstream_timeout', 'page was not fetched before the timeout ran out', { retryAfterSeconds: 5 })
+  let stored: StoredPage
+  try {
+    const fetched = await safeFetch(url, {
+      allowPrivateNetwork: deps.config.allowPrivateNetwork,
+      timeoutMs: opts.timeoutMs,
+      proxyUrl,
+      signal: opts.signal,
+    })
+    const input: ReadInput = { url: fetched.url, contentType: fetched.contentType, body: fetched.body, text: fetched.text }
+    const read = await readDocument(input, { format: opts.format, includeLinks: opts.includeLinks, includeImages: opts.includeImages })
+    stored = {
+      url: fetched.url,
+      status_code: fetched.status,
+      title: read.title,
+      published_at: read.published_at,
+      metadata: read.metadata,
+      content: read.empty ? '' : (read[opts.format] ?? ''),
+    }
+    if (opts.includeLinks) stored.links = read.links ?? []
+    if (opts.includeImages) stored.images = read.images ?? []
+    if (read.empty) return shapePage(stored, opts, null, true)
+    if (opts.format === 'html') {
+      stored.highlight_source = (await readDocument(input, { format: 'markdown' })).markdown ?? ''
+    }
+  } catch (err) {
+    throw pageError(err, deps.log)
+  }
+  await deps.cache.set(key, stored, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'page cache write failed'))
+  return shapePage(stored, opts, null)
+}
+
+/** Applies the per-call options (highlights, max_tokens) to a stored read. */
+function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): PageRead {
+  const { content: full, highlight_source, links, images, ...facts } = page
+  const result: PageResult = { ...facts, cached: cachedAt != null }
+  if (cachedAt != null) result.cached_at = new Date(cachedAt).toISOString()
+  let content = full
+  let trimmed = false
+  if (opts.maxTokens !== undefined) ({ text: content, trimmed } = trimToTokens(full, opts.maxTokens))
+  result[opts.format] = content
+  if (opts.includeLinks) result.links = links ?? []
+  if (opts.includeImages) result.images = images ?? []
+  // Ranked over the whole page, not the trimmed part: a passage past the cut is still worth pointing at.
+  if (opts.query && opts.highlights && opts.highlights > 0) {
+    result.highlights = empty ? [] : rankHighlights(highlight_source ?? full, opts.query, Math.min(opts.highlights, 10))
+  }
+  return { result, cached: cachedAt != null, cachedAt: result.cached_at, tokens: countTokens(content), trimmed, empty }
+}
+
+/**
+ * Every failure of a page read as one of the codes SPEC allows for a page (invalid_request,
+ * upstream_error, upstream_timeout). Upstream failures always carry Retry-After, since /v1/webpage
+ * answers them as 503.
+ */
+export function pageError(err: unknown, log?: FastifyBaseLogger): ApiError {
+  if (err instanceof ApiError) {
+    if (err.code === 'invalid_request') return err
+    if (err.code === 'upstream_error' || err.code === 'upstream_timeout') {
+      return err.opts.retryAfterSeconds ? err : new ApiError(err.code, err.message, { ...err.opts, retryAfterSeconds: 5 })
+    }
+  }
+  // A document the reader cannot handle (a broken or encrypted PDF, say) is the page's problem, not ours.
+  log?.warn({ err }, 'page could not be read')
+  const detail = err instanceof Error ? err.message : String(err)
+  return new ApiError('upstream_error', `page could not be read: ${detail.slice(0, 200)}`, { retryAfterSeconds: 5, cause: err })
+}

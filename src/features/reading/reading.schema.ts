@@ -1,0 +1,81 @@
+import { z } from 'zod'
+import { ApiError } from '../../errors.ts'
+import { country, flag, maxAge } from '../search/search.params.ts'
+
+/**
+ * Request bodies of POST /v1/extract and POST /v1/webpage (SPEC "POST /v1/extract", Limits
+ * "Extract"). Both read pages the same way, so they share every option but the URL field.
+ */
+
+export const MAX_EXTRACT_URLS = 20
+export const DEFAULT_TIMEOUT_SECONDS = 50
+
+/** Each entry is only length-checked here: a malformed URL fails alone in `failed[]`, not the whole call. */
+const urlEntry = z.string({ error: 'must be a URL string' }).max(8192, 'must be at most 8,192 characters')
+
+const options = {
+  format: z.enum(['markdown', 'text', 'html'], { error: 'format must be markdown, text or html' }).optional(),
+  query: z.string({ error: 'query must be a string' }).trim().min(1, 'query must not be empty').max(4096, 'query must be at most 4,096 characters').optional(),
+  highlights: z
+    .number({ error: 'highlights must be an integer between 0 and 10' })
+    .int('highlights must be an integer between 0 and 10')
+    .min(0, 'highlights must be between 0 and 10')
+    .max(10, 'highlights must be between 0 and 10')
+    .optional(),
+  max_tokens: z
+    .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
+    .int('max_tokens must be an integer between 100 and 100,000')
+    .min(100, 'max_tokens must be between 100 and 100,000')
+    .max(100_000, 'max_tokens must be between 100 and 100,000')
+    .optional(),
+  include_links: flag('include_links').optional(),
+  include_images: flag('include_images').optional(),
+  max_age: maxAge.optional(),
+  country: country.optional(),
+  timeout: z
+    .number({ error: 'timeout must be a whole number of seconds between 1 and 90' })
+    .int('timeout must be a whole number of seconds between 1 and 90')
+    .min(1, 'timeout must be between 1 and 90 seconds')
+    .max(90, 'timeout must be between 1 and 90 seconds')
+    .optional(),
+}
+
+function highlightsNeedQuery(v: { highlights?: number; query?: string }, ctx: z.RefinementCtx) {
+  if ((v.highlights ?? 0) > 0 && !v.query) {
+    ctx.addIssue({ code: 'custom', path: ['highlights'], message: 'highlights requires query (the text passages are ranked against)' })
+  }
+}
+
+export const ExtractParams = z
+  .strictObject({
+    urls: z
+      .array(urlEntry, { error: 'urls must be a list of 1 to 20 URLs' })
+      .min(1, 'urls must list at least one URL')
+      .max(MAX_EXTRACT_URLS, `urls may list at most ${MAX_EXTRACT_URLS} URLs per call; send more with several calls`),
+    ...options,
+  })
+  .superRefine(highlightsNeedQuery)
+
+export const WebpageParams = z
+  .strictObject({
+    url: z.string({ error: 'url must be a URL string' }).min(1, 'url must not be empty').max(8192, 'url must be at most 8,192 characters'),
+    ...options,
+  })
+  .superRefine(highlightsNeedQuery)
+
+export type ExtractParams = z.infer<typeof ExtractParams>
+export type WebpageParams = z.infer<typeof WebpageParams>
+
+/**
+ * The one-URL and many-URL endpoints are easy to mix up; say which field the other one takes
+ * instead of the generic "unknown parameter". Runs before the schema, so it wins over that message.
+ */
+export function rejectSwappedUrlField(body: unknown, endpoint: 'extract' | 'webpage') {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return
+  if (endpoint === 'extract' && Object.hasOwn(body, 'url') && !Object.hasOwn(body, 'urls')) {
+    throw new ApiError('invalid_request', 'unknown parameter url: use urls (a list of 1 to 20 URLs), or POST /v1/webpage for one page')
+  }
+  if (endpoint === 'webpage' && Object.hasOwn(body, 'urls')) {
+    throw new ApiError('invalid_request', 'unknown parameter urls: use url (one page), or POST /v1/extract for up to 20 pages')
+  }
+}
