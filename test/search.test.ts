@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { testPage as corpusPage } from './support/reading-site.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 const page = (path: string) => fixture(`serp/google/${path}`)
@@ -165,5 +166,43 @@ describe('output formats', () => {
     expect(projected.meta.request_id).toBeTruthy()
     const bad = await search('q=coffee&fields=results..title')
     expect(bad.status).toBe(400)
+  })
+})
+
+describe('include_content', () => {
+  // The real desktop capture with its first two result hosts pointed at a local site, so that the
+  // pages are read from 127.0.0.1 only (TRAWL_ALLOW_PRIVATE_NETWORK on this instance).
+  test('reads the top results as Markdown, +1 credit per page read, failures free and explained', async () => {
+    const site = await fakeUpstream((req, res) => {
+      if (req.url === '/wiki/Coffee') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(corpusPage('wikipedia'))
+      } else res.writeHead(500).end()
+    })
+    const rewritten = COFFEE.toString('utf8').replaceAll('https://en.wikipedia.org/', `${site.url}/`).replaceAll('https://www.coffeebean.com/', `${site.url}/broken/`)
+    const engine = await fakeUpstream(htmlPage(rewritten))
+    const local = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`, TRAWL_ALLOW_PRIVATE_NETWORK: 'true' })
+    try {
+      const { key: k } = await local.account({ plan: 'pro', credits: 10 })
+      const res = await fetch(`${local.base}/v1/search?q=coffee&include_content=2`, { headers: { authorization: `Bearer ${k}` } })
+      expect(res.status).toBe(200)
+      const body = await res.json()
+      expect(body.results[0].link).toBe(`${site.url}/wiki/Coffee`)
+      expect(body.results[0].content.length).toBeGreaterThan(1000)
+      expect(body.results[0].content_cached).toBe(false)
+      expect(body.results[1].content).toBeUndefined()
+      expect(body.results[1].content_error.code).toBe('upstream_error')
+      expect(body.results[2].content).toBeUndefined()
+      expect(res.headers.get('x-credits-used')).toBe('2') // 1 search + 1 page read; the failed page is free
+      expect(body.meta.credits_used).toBe(2)
+      const account = await (await fetch(`${local.base}/v1/account`, { headers: { authorization: `Bearer ${k}` } })).json()
+      expect(account.balance).toBe(8)
+      // A plain search of the same query stays small: page contents are not cached into the search body.
+      const again = await (await fetch(`${local.base}/v1/search?q=coffee&max_age=600`, { headers: { authorization: `Bearer ${k}` } })).json()
+      expect(again.results[0].content).toBeUndefined()
+    } finally {
+      await local.close()
+      await engine.close()
+      await site.close()
+    }
   })
 })

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../../errors.ts'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { countTokens } from '../../text/tokens.ts'
@@ -12,11 +11,8 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
     const params = parseInput(SearchParams, req, { ignore: ['api_key'] })
     const output = { format: params.format ?? 'json', fields: params.fields }
     validateOutputOptions('search', output) // before anything is reserved, so a bad one costs nothing
-    if (params.include_content) {
-      throw new ApiError('invalid_request', 'include_content is not available on this server yet; read pages with POST /v1/extract')
-    }
     const request = normaliseSearch(params, req.auth)
-    const outcome = await runSearch(deps, req.auth, request, params.max_age, req.id)
+    const outcome = await runSearch(deps, req.auth, request, { maxAge: params.max_age, includeContent: params.include_content }, req.id)
     const rendered = renderSearchResponse('search', outcome.body, output)
     setBillingHeaders(
       req,

@@ -7,19 +7,27 @@ import type { Store } from '../../store/database.ts'
 import { charge, reserve, settle } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
 import { cacheHitPriceMc, searchPriceMc } from '../credits/prices.ts'
+import { type PageReadDeps, pagePriceMc } from '../reading/page-read.service.ts'
 import type { SearchEngine } from './engines/search-engine.ts'
 import type { RouteAttempt } from './engines/upstream/upstream.types.ts'
 import { attemptsOf } from './engines/upstream/upstream-error.ts'
 import { countryFromLocation } from './search.params.ts'
+import { attachContent } from './search-content.service.ts'
 import type { SearchParams } from './search.schema.ts'
-import type { ParsedSearchPage, SearchRequest } from './search.types.ts'
+import type { OrganicResult, ParsedSearchPage, SearchRequest } from './search.types.ts'
 
-export interface SearchDeps {
+export interface SearchDeps extends PageReadDeps {
   store: Store
   cache: ResponseCache
   engines: Map<string, SearchEngine>
   log: FastifyBaseLogger
   cacheTtlMs: number
+}
+
+export interface SearchOptions {
+  maxAge?: number
+  /** Read the top N results' pages too (+1 credit each). */
+  includeContent?: number
 }
 
 export interface SearchOutcome {
@@ -80,74 +88,81 @@ export function searchCacheKey(req: SearchRequest): string {
 }
 
 /**
- * /v1/search: cache (only with max_age), reserve, ask the engine(s), settle. Every reservation is
- * settled: the price on results, nothing on empty pages or failures.
+ * /v1/search: cache (only with max_age), reserve, ask the engine(s), read result pages when asked,
+ * settle. Every reservation is settled: the price on results, nothing on empty pages or failures,
+ * and one credit per result page actually read.
  */
-export async function runSearch(
-  deps: SearchDeps,
-  auth: AuthContext,
-  req: SearchRequest,
-  maxAge: number | undefined,
-  requestId: string,
-): Promise<SearchOutcome> {
+export async function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchRequest, opts: SearchOptions, requestId: string): Promise<SearchOutcome> {
   const started = performance.now()
   const priceMc = searchPriceMc(req.num)
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
   const cacheKey = searchCacheKey(req)
+  const contentCount = Math.min(opts.includeContent ?? 0, req.num)
+  const hit = opts.maxAge ? await cachedBody(deps, cacheKey, opts.maxAge) : null
 
-  if (maxAge !== undefined && maxAge > 0) {
-    const hit = await deps.cache.get<SearchResponseBody>(cacheKey).catch((err) => {
-      deps.log.warn({ err }, 'cache read failed; searching live')
-      return null
-    })
-    if (hit && Date.now() - hit.storedAt <= maxAge * 1000) {
-      const hitPrice = cacheHitPriceMc(priceMc)
-      const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
-      const body = hit.value
-      body.meta = {
-        ...body.meta,
-        request_id: requestId,
-        credits_used: toCredits(hitPrice),
-        cached: true,
-        cached_at: new Date(hit.storedAt).toISOString(),
-        latency_ms: Math.round(performance.now() - started),
-      }
-      return { body, usedMc: hitPrice, balanceMc, cacheHit: true }
-    }
+  if (hit && contentCount === 0) {
+    // Work already done: one transaction, nothing held.
+    const hitPrice = cacheHitPriceMc(priceMc)
+    const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
+    hit.body.meta = { ...hit.body.meta, request_id: requestId, credits_used: toCredits(hitPrice), cached: true, cached_at: hit.cachedAt, latency_ms: elapsed(started) }
+    return { body: hit.body, usedMc: hitPrice, balanceMc, cacheHit: true }
   }
 
-  const reservation = await reserve(deps.store, payer, priceMc, requestId, '/v1/search')
-  let answer: { engine: string; page: ParsedSearchPage; attempts: RouteAttempt[] }
+  const searchMc = hit ? cacheHitPriceMc(priceMc) : priceMc
+  const reservation = await reserve(deps.store, payer, searchMc + contentCount * pagePriceMc(false), requestId, '/v1/search')
+  let body: SearchResponseBody
+  let usedMc: number
   try {
-    answer = await askEngines(deps, req)
+    body = hit ? hit.body : await liveSearch(deps, req, requestId, started)
+    const empty = body.results.length === 0
+    usedMc = empty ? 0 : searchMc
+    if (!hit && !empty) await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+    // Page contents are never part of the cached search body: each page has its own cache entry.
+    if (contentCount > 0 && !empty) {
+      body = structuredClone(body)
+      usedMc += await attachContent(deps, body.results as OrganicResult[], contentCount, opts.maxAge)
+    }
   } catch (err) {
     await settle(deps.store, reservation, 0)
     throw err
   }
-  // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
-  answer.page.results = answer.page.results.slice(0, req.num)
-  const empty = answer.page.results.length === 0
-  const usedMc = empty ? 0 : priceMc
   const balanceMc = await settle(deps.store, reservation, usedMc)
-  const { parse_quality, total_results: _total, ...sections } = answer.page
-  const body: SearchResponseBody = {
+  body.meta = { ...body.meta, request_id: requestId, credits_used: toCredits(usedMc), latency_ms: elapsed(started) }
+  if (hit) Object.assign(body.meta, { cached: true, cached_at: hit.cachedAt })
+  return { body, usedMc, balanceMc, cacheHit: hit != null }
+}
+
+const elapsed = (started: number) => Math.round(performance.now() - started)
+
+async function cachedBody(deps: SearchDeps, cacheKey: string, maxAge: number) {
+  const hit = await deps.cache.get<SearchResponseBody>(cacheKey).catch((err) => {
+    deps.log.warn({ err }, 'cache read failed; searching live')
+    return null
+  })
+  if (!hit || Date.now() - hit.storedAt > maxAge * 1000) return null
+  return { body: hit.value, cachedAt: new Date(hit.storedAt).toISOString() }
+}
+
+async function liveSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
+  const answer = await askEngines(deps, req)
+  // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
+  const results = answer.page.results.slice(0, req.num)
+  const { parse_quality, total_results: _total, results: _all, ...sections } = answer.page
+  return {
     request: req,
+    results,
     ...sections,
     meta: {
       request_id: requestId,
-      credits_used: toCredits(usedMc),
+      credits_used: 0,
       cached: false,
       engine: answer.engine,
       route: answer.attempts,
-      latency_ms: Math.round(performance.now() - started),
-      parse_quality: empty ? 'empty' : parse_quality,
+      latency_ms: elapsed(started),
+      parse_quality: results.length === 0 ? 'empty' : parse_quality,
       resolved_urls: true,
     },
   }
-  if (!empty) {
-    await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
-  }
-  return { body, usedMc, balanceMc, cacheHit: false }
 }
 
 /** Tries the requested engine, or each engine of `auto` in turn while the previous one is blocked or slow. */
