@@ -178,7 +178,9 @@ describe('include_content', () => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(corpusPage('wikipedia'))
       } else res.writeHead(500).end()
     })
-    const rewritten = COFFEE.toString('utf8').replaceAll('https://en.wikipedia.org/', `${site.url}/`).replaceAll('https://www.coffeebean.com/', `${site.url}/broken/`)
+    const rewritten = COFFEE.toString('utf8')
+      .replaceAll('https://en.wikipedia.org/', `${site.url}/`)
+      .replaceAll('https://www.coffeebean.com/', `${site.url}/broken/`)
     const engine = await fakeUpstream(htmlPage(rewritten))
     const local = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`, TRAWL_ALLOW_PRIVATE_NETWORK: 'true' })
     try {

@@ -6,7 +6,7 @@ import { findCounter, recordPurchase } from '../credits/credits.store.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
 import * as accounts from './accounts.store.ts'
 import { higherPlan, type Plan, rateLimitFor } from './plans.ts'
-import { hashPassword, newApiKey } from './secrets.ts'
+import { hashPassword, newApiKey, newWebhookSecret } from './secrets.ts'
 
 export interface NewAccount {
   email: string
@@ -103,13 +103,15 @@ export interface AccountPatch {
 }
 
 export async function patchAccount(store: Store, id: string, patch: AccountPatch) {
-  await getAccountRow(store, id)
+  const current = await getAccountRow(store, id)
   const set: Partial<AccountRow> = {}
   if (patch.plan !== undefined) set.plan = patch.plan
   if (patch.monthly_spend_cap !== undefined) set.monthly_spend_cap_mc = mcOrNull(patch.monthly_spend_cap)
   if (patch.daily_limit !== undefined) set.daily_limit_mc = mcOrNull(patch.daily_limit)
   if (patch.rate_limit_rps !== undefined) set.rate_limit_rps = patch.rate_limit_rps
   if (patch.webhook_url !== undefined) set.webhook_url = patch.webhook_url
+  // The account's first webhook URL creates its signing secret (CONTRACT §3b).
+  if (patch.webhook_url && !current.webhook_secret) set.webhook_secret = newWebhookSecret()
   if (Object.keys(set).length > 0) await accounts.updateAccount(store.db, id, set)
   return getAccount(store, id)
 }

@@ -24,7 +24,12 @@ const PAGE_TIMEOUT_MS = 15_000
  * to the result items. Returns the millicredits earned: 1 credit per page read, 0.5 from the page
  * cache (with max_age), nothing for a page that failed or had no content.
  */
-export async function attachContent(deps: PageReadDeps, results: (OrganicResult & ResultContent)[], count: number, maxAge: number | undefined): Promise<number> {
+export async function attachContent(
+  deps: PageReadDeps,
+  results: (OrganicResult & ResultContent)[],
+  count: number,
+  maxAge: number | undefined,
+): Promise<number> {
   const chosen = results.slice(0, count)
   const earned = await mapLimit(chosen, 5, async (result) => {
     try {

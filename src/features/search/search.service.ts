@@ -12,9 +12,9 @@ import type { SearchEngine } from './engines/search-engine.ts'
 import type { RouteAttempt } from './engines/upstream/upstream.types.ts'
 import { attemptsOf } from './engines/upstream/upstream-error.ts'
 import { countryFromLocation } from './search.params.ts'
-import { attachContent } from './search-content.service.ts'
 import type { SearchParams } from './search.schema.ts'
 import type { OrganicResult, ParsedSearchPage, SearchRequest } from './search.types.ts'
+import { attachContent } from './search-content.service.ts'
 
 export interface SearchDeps extends PageReadDeps {
   store: Store
@@ -104,7 +104,14 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
     // Work already done: one transaction, nothing held.
     const hitPrice = cacheHitPriceMc(priceMc)
     const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
-    hit.body.meta = { ...hit.body.meta, request_id: requestId, credits_used: toCredits(hitPrice), cached: true, cached_at: hit.cachedAt, latency_ms: elapsed(started) }
+    hit.body.meta = {
+      ...hit.body.meta,
+      request_id: requestId,
+      credits_used: toCredits(hitPrice),
+      cached: true,
+      cached_at: hit.cachedAt,
+      latency_ms: elapsed(started),
+    }
     return { body: hit.body, usedMc: hitPrice, balanceMc, cacheHit: true }
   }
 
