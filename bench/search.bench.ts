@@ -4,7 +4,8 @@
  * Run: npm run bench:search
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import autocannon from 'autocannon'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import Fastify from 'fastify'
 import { parseGoogleSearch } from '../src/features/search/engines/google/google-search.parse.ts'
 import { fakeUpstream, fixture, htmlPage, SHARED } from '../test/support/fake-upstream.ts'
@@ -12,16 +13,21 @@ import { startTrawl } from '../test/support/start-trawl.ts'
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 50
+const AUTOCANNON = new URL('../node_modules/autocannon/autocannon.js', import.meta.url).pathname
+const run = promisify(execFile)
 
+/** autocannon in its own process, so the load generator does not share the server's event loop. */
 async function load(url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers })
+  const args = [AUTOCANNON, '--json', '-c', String(CONNECTIONS), '-d', String(DURATION_S), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url]
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 })
+  const result = JSON.parse(stdout)
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
 }
 
 async function benchHttp() {
   const upstream = await fakeUpstream(htmlPage(fixture('serp/google/web-desktop/zlurad-coffee.html')))
   const trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
-  const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1_000_000, credits: 10_000_000 })
+  const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 100_000, credits: 10_000_000 })
   const url = `${trawl.base}/v1/search?q=coffee&max_age=86400`
   const warm = await fetch(url, { headers: { authorization: `Bearer ${key}` } })
   const body = await warm.text()

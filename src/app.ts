@@ -21,13 +21,19 @@ import type { Services } from './services.ts'
 /** Headers browsers may read on cross-origin responses (SPEC Conventions 9). */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']
 
+// Request ids: a random per-process prefix and a counter: unique across processes and restarts,
+// without a call into the CSPRNG on every request (ids are not secrets).
+const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`
+let requestCounter = 0
+const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`
+
 /** Builds the HTTP app with every feature's routes; never listens (main.ts and tests do). */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services
   const app = Fastify({
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
     routerOptions: { ignoreTrailingSlash: true },
   })
 

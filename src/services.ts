@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { connectRedis } from './cache/redis.ts'
-import { databaseCache, type ResponseCache, redisCache } from './cache/response-cache.ts'
+import { databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
 import { googleEngine } from './features/search/engines/google/google.engine.ts'
 import type { SearchEngine } from './features/search/engines/search-engine.ts'
@@ -31,7 +31,7 @@ export async function openServices(config: Config): Promise<Services> {
     config,
     store,
     redis,
-    cache: redis ? redisCache(redis) : databaseCache(store),
+    cache: withMemory(redis ? redisCache(redis) : databaseCache(store)),
     limiter: createLimiter(redis),
     keys: new KeyCache(store, config.keyCacheMs),
     upstream,

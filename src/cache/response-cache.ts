@@ -49,3 +49,31 @@ export function redisCache(redis: Redis): ResponseCache {
     prune: async () => 0, // Redis expires keys itself
   }
 }
+
+/**
+ * A small in-process layer over the shared cache: hot entries skip the database or Redis round trip
+ * and the JSON parse. Entries are immutable once stored (callers copy before changing anything),
+ * and a remembered entry is at most `ttlMs` behind what another process wrote since.
+ */
+export function withMemory(inner: ResponseCache, opts = { maxEntries: 2000, ttlMs: 10_000 }): ResponseCache {
+  const memory = new Map<string, { hit: CachedValue; until: number }>()
+  const remember = (key: string, hit: CachedValue) => {
+    if (memory.size >= opts.maxEntries) memory.delete(memory.keys().next().value as string) // oldest first
+    memory.set(key, { hit, until: Date.now() + opts.ttlMs })
+  }
+  return {
+    async get<T>(key: string) {
+      const entry = memory.get(key)
+      if (entry && entry.until > Date.now()) return entry.hit as CachedValue<T>
+      const hit = await inner.get<T>(key)
+      if (hit) remember(key, hit)
+      else memory.delete(key)
+      return hit
+    },
+    async set(key, value, ttlMs) {
+      await inner.set(key, value, ttlMs)
+      remember(key, { value, storedAt: Date.now() })
+    },
+    prune: () => inner.prune(),
+  }
+}

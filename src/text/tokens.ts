@@ -20,3 +20,19 @@ export function trimToTokens(text: string, maxTokens: number): { text: string; t
   }
   return { text: cut.trimEnd(), trimmed: true }
 }
+
+const memo = new Map<string, number>()
+
+/**
+ * countTokens for text that is the same every time under `key` but for a few bytes (a cached
+ * response whose meta carries a new request id): counted once, then remembered.
+ */
+export function countTokensOnce(key: string, text: string): number {
+  let count = memo.get(key)
+  if (count === undefined) {
+    count = countTokens(text)
+    if (memo.size >= 5000) memo.delete(memo.keys().next().value as string)
+    memo.set(key, count)
+  }
+  return count
+}

@@ -9,7 +9,7 @@ const credits = (name: string) =>
     .max(1e12)
 const email = z.email({ error: 'email must be an email address' }).max(254)
 const password = z.string().min(8, 'password must be at least 8 characters').max(256)
-const rps = z.number().int().min(1, 'rate_limit_rps must be at least 1').max(100_000)
+const rps = z.number().int().min(1, 'rate_limit_rps must be at least 1').max(100_000, 'rate_limit_rps must be at most 100,000')
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' }).max(2048)
 
 export const CreateAccountBody = z.strictObject({

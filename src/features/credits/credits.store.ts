@@ -8,13 +8,13 @@ type Scope = UsageCounterRow['scope']
  * first locks the row on PostgreSQL and takes SQLite's database write lock, so concurrent debits of
  * one account run one after another on both engines (no read-then-write race).
  */
-export async function lockAccount(tx: Tx, accountId: string) {
-  await tx
+export function lockAccount(tx: Tx, accountId: string) {
+  return tx
     .updateTable('accounts')
     .set((eb) => ({ balance_mc: eb.ref('balance_mc') }))
     .where('id', '=', accountId)
-    .execute()
-  return tx.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst()
+    .returningAll()
+    .executeTakeFirst()
 }
 
 export async function moveBalance(

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import { countTokens } from '../../text/tokens.ts'
+import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import { renderSearchResponse, validateOutputOptions } from './output/output.ts'
 import { SearchParams } from './search.schema.ts'
 import { normaliseSearch, runSearch, type SearchDeps } from './search.service.ts'
@@ -17,7 +17,14 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
     setBillingHeaders(
       req,
       reply,
-      { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(rendered.tokensText) },
+      {
+        usedMc: outcome.usedMc,
+        balanceMc: outcome.balanceMc,
+        cacheHit: outcome.cacheHit,
+        tokens: outcome.cacheHit
+          ? countTokensOnce(`${outcome.cacheKey}|${output.format}|${output.fields ?? ''}`, rendered.tokensText)
+          : countTokens(rendered.tokensText),
+      },
       deps.usdPerCredit,
     )
     return reply.type(rendered.contentType).send(rendered.payload)

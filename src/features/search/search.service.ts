@@ -35,6 +35,7 @@ export interface SearchOutcome {
   usedMc: number
   balanceMc: number | null
   cacheHit: boolean
+  cacheKey: string
 }
 
 export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results'> {
@@ -104,7 +105,7 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
     // Work already done: one transaction, nothing held.
     const hitPrice = cacheHitPriceMc(priceMc)
     const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
-    hit.body.meta = {
+    const meta = {
       ...hit.body.meta,
       request_id: requestId,
       credits_used: toCredits(hitPrice),
@@ -112,7 +113,7 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
       cached_at: hit.cachedAt,
       latency_ms: elapsed(started),
     }
-    return { body: hit.body, usedMc: hitPrice, balanceMc, cacheHit: true }
+    return { body: { ...hit.body, meta }, usedMc: hitPrice, balanceMc, cacheHit: true, cacheKey }
   }
 
   const searchMc = hit ? cacheHitPriceMc(priceMc) : priceMc
@@ -134,9 +135,15 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
     throw err
   }
   const balanceMc = await settle(deps.store, reservation, usedMc)
-  body.meta = { ...body.meta, request_id: requestId, credits_used: toCredits(usedMc), latency_ms: elapsed(started) }
-  if (hit) Object.assign(body.meta, { cached: true, cached_at: hit.cachedAt })
-  return { body, usedMc, balanceMc, cacheHit: hit != null }
+  // A new object: cached bodies are shared and never changed in place.
+  const meta = {
+    ...body.meta,
+    request_id: requestId,
+    credits_used: toCredits(usedMc),
+    latency_ms: elapsed(started),
+    ...(hit && { cached: true, cached_at: hit.cachedAt }),
+  }
+  return { body: { ...body, meta }, usedMc, balanceMc, cacheHit: hit != null, cacheKey }
 }
 
 const elapsed = (started: number) => Math.round(performance.now() - started)
