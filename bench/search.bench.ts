@@ -3,8 +3,9 @@
  * load generator, same connections), and the median Google page parse time over every web fixture.
  * Run: npm run bench:search
  */
-import { readdirSync, readFileSync } from 'node:fs'
+
 import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import Fastify from 'fastify'
 import { parseGoogleSearch } from '../src/features/search/engines/google/google-search.parse.ts'
@@ -18,7 +19,16 @@ const run = promisify(execFile)
 
 /** autocannon in its own process, so the load generator does not share the server's event loop. */
 async function load(url: string, headers: Record<string, string> = {}) {
-  const args = [AUTOCANNON, '--json', '-c', String(CONNECTIONS), '-d', String(DURATION_S), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url]
+  const args = [
+    AUTOCANNON,
+    '--json',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(DURATION_S),
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
+    url,
+  ]
   const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 })
   const result = JSON.parse(stdout)
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors }

@@ -35,6 +35,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's own 503 has its own body; requests that arrive while closing get ours (below).
+    return503OnClosing: false,
   })
 
   // Routes validate with parseInput() (strict zod, parameter-naming messages, GET/POST parity);
@@ -54,8 +56,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
   registerErrorHandling(app)
 
-  // While shutting down, answers close their connection so keep-alive clients do not hold the
-  // drain open until the keep-alive timeout.
+  // While shutting down, in-flight requests finish, answers close their connection so keep-alive
+  // clients do not hold the drain open, and requests still arriving on open connections get 503.
   let closing = false
   app.addHook('preClose', async () => {
     closing = true
@@ -66,6 +68,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     req.startedAt = performance.now()
     reply.header('x-request-id', req.id)
+    if (closing) throw new ApiError('unavailable', 'the server is restarting; retry in a few seconds', { retryAfterSeconds: 5 })
   })
   app.addHook('preHandler', async (req) => {
     const mode = req.routeOptions.config?.auth

@@ -86,3 +86,31 @@ describe('start-up, CLI and shutdown', () => {
     expect((await run(process.execPath, [TRAWL, 'migrate'], { env })).stdout).toContain('migrations applied')
   })
 })
+
+test('requests that arrive while the server drains get 503 unavailable in the envelope', async () => {
+  const { startTrawl } = await import('./support/start-trawl.ts')
+  const { connect } = await import('node:net')
+  const slow = await fakeUpstream((_req, res) =>
+    setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(fixture('serp/google/web-desktop/zlurad-coffee.html')), 300),
+  )
+  const trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${slow.url}` })
+  const { key } = await trawl.account()
+  const inFlight = fetch(`${trawl.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${key}` } })
+  // A client half-way through sending its request when the drain begins.
+  const socket = connect(Number(new URL(trawl.base).port), '127.0.0.1')
+  let raw = ''
+  socket.on('data', (d) => (raw += d.toString()))
+  const socketClosed = new Promise((resolve) => socket.on('close', resolve))
+  socket.write('GET /v1/account HTTP/1.1\r\nHost: 127.0.0.1\r\n')
+  for (let i = 0; i < 200 && slow.seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  const closed = trawl.close()
+  await new Promise((r) => setTimeout(r, 50))
+  socket.write(`Authorization: Bearer ${key}\r\n\r\n`)
+  expect((await inFlight).status).toBe(200)
+  await socketClosed
+  await closed
+  await slow.close()
+  expect(raw).toMatch(/^HTTP\/1\.1 503/)
+  expect(raw).toMatch(/retry-after: 5/i)
+  expect(raw).toContain('"code":"unavailable"')
+})
