@@ -1,24 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 const RESULTS_PAGE = fixture('serp/google/web-desktop/zlurad-coffee.html')
-
-/** Checks the books: balance == sum of ledger, no reservation left open. */
-async function expectBooksBalanced(trawl: Trawl, accountId: string) {
-  const db = trawl.services.store.db
-  const account = await db.selectFrom('accounts').select('balance_mc').where('id', '=', accountId).executeTakeFirstOrThrow()
-  const ledger = await db
-    .selectFrom('ledger')
-    .select((eb) => eb.fn.sum<number>('amount_mc').as('sum'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow()
-  expect(Number(ledger.sum)).toBe(account.balance_mc)
-  const open = await db.selectFrom('reservations').selectAll().where('account_id', '=', accountId).execute()
-  expect(open).toEqual([])
-  return account.balance_mc / 1000
-}
 
 function billingSuite(name: string, env: () => Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>) {
   describe(name, () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { errorOf } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -23,12 +24,6 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
 const get = (path: string) => fetch(`${trawl.base}${path}`, { headers: auth() })
-
-async function errorOf(res: Response) {
-  const body = await res.json()
-  expect(body.error.request_id).toBe(res.headers.get('x-request-id'))
-  return { status: res.status, ...body.error }
-}
 
 describe('request handling', () => {
   test('GET query and POST body give identical results', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { rankHighlights } from '../src/features/reading/highlights.rank.ts'
 import { countTokens } from '../src/text/tokens.ts'
+import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type LocalSite, startLocalSite, startTunnelProxy, type TunnelProxy } from './support/reading-site.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -32,25 +33,6 @@ const webpage = (key: string, body: Record<string, unknown>) => post(key, '/v1/w
 async function balanceOf(key: string): Promise<number> {
   const res = await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${key}` } })
   return (await res.json()).balance
-}
-
-/** Balance == sum of the ledger and no reservation left open: every reservation was settled. */
-async function expectBooksBalanced(accountId: string) {
-  const db = trawl.services.store.db
-  const account = await db.selectFrom('accounts').select('balance_mc').where('id', '=', accountId).executeTakeFirstOrThrow()
-  const ledger = await db
-    .selectFrom('ledger')
-    .select((eb) => eb.fn.sum<number>('amount_mc').as('sum'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow()
-  expect(Number(ledger.sum)).toBe(account.balance_mc)
-  expect(await db.selectFrom('reservations').selectAll().where('account_id', '=', accountId).execute()).toEqual([])
-}
-
-async function errorOf(res: Response) {
-  const body = await res.json()
-  expect(body.error.request_id).toBe(res.headers.get('x-request-id'))
-  return { status: res.status, ...body.error }
 }
 
 describe('POST /v1/extract', () => {
@@ -149,7 +131,7 @@ describe('POST /v1/extract', () => {
       expect(res.headers.get('x-credits-used')).toBe('0')
     }
     expect(await balanceOf(key)).toBe(100)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('include_links and include_images list absolute URLs from the content', async () => {
@@ -198,7 +180,7 @@ describe('POST /v1/extract', () => {
     expect(res.headers.get('x-credits-used')).toBe('2')
     expect(res.headers.get('x-credits-remaining')).toBe('8')
     expect(await balanceOf(key)).toBe(8)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('all failed: 200, nothing billed, X-Credits-Used 0', async () => {
@@ -211,7 +193,7 @@ describe('POST /v1/extract', () => {
     expect(res.headers.get('x-credits-used')).toBe('0')
     expect(res.headers.get('x-cache')).toBe('MISS')
     expect(await balanceOf(key)).toBe(5)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('the reservation is 1 per URL up front: too small a balance is 402 before any fetch', async () => {
@@ -221,7 +203,7 @@ describe('POST /v1/extract', () => {
     expect((await errorOf(res)).code).toBe('insufficient_credits')
     expect(res.headers.get('x-credits-used')).toBe('0')
     expect(site.seen.length).toBe(before)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('max_age: a cached page costs 0.5 and is not fetched; X-Cache HIT only when all are cached', async () => {
@@ -247,7 +229,7 @@ describe('POST /v1/extract', () => {
     expect((await (await extract(key, { urls: [url] })).json()).results[0].cached).toBe(false)
     expect((await (await extract(key, { urls: [url], format: 'text', max_age: 3600 })).json()).results[0].cached).toBe(false)
     expect(await balanceOf(key)).toBe(10 - 1 - 0.5 - 1.5 - 1 - 1)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('timeout: a page still loading goes to failed as upstream_timeout; the others are read', async () => {
@@ -259,7 +241,7 @@ describe('POST /v1/extract', () => {
     expect(body.results.map((r: { url: string }) => r.url)).toEqual([page('/article/ars')])
     expect(body.failed).toEqual([{ url: page('/slow'), error: { code: 'upstream_timeout', message: 'page was still loading when the 1 s timeout ran out' } }])
     expect(res.headers.get('x-credits-used')).toBe('1')
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('redirects are followed; url is the final address', async () => {
@@ -307,7 +289,7 @@ describe('POST /v1/extract', () => {
       message: 'urls may list at most 20 URLs per call; send more with several calls',
     })
     expect(await balanceOf(key)).toBe(10)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test("country reads through that country's proxy exit; a country without one is a 400 naming the exits", async () => {
@@ -348,7 +330,7 @@ describe('POST /v1/webpage', () => {
     const viaExtract = await extract(key, { urls: [page('/redirect')], include_links: true, max_age: 60 })
     expect(viaExtract.headers.get('x-credits-used')).toBe('0.5')
     expect(await balanceOf(key)).toBe(8)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test.each([
@@ -362,7 +344,7 @@ describe('POST /v1/webpage', () => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(res.headers.get('x-credits-used')).toBe('0')
     expect(await balanceOf(key)).toBe(3)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('a bad URL is 400 invalid_request; urls is pointed to extract', async () => {
@@ -388,7 +370,7 @@ describe('POST /v1/webpage', () => {
     // Empty reads are never cached.
     expect((await (await webpage(key, { url: page('/empty'), format: 'text', max_age: 60 })).json()).cached).toBe(false)
     expect(await balanceOf(key)).toBe(3)
-    await expectBooksBalanced(id)
+    await expectBooksBalanced(trawl, id)
   })
 
   test('GET is not a route; the operation is in the OpenAPI document', async () => {

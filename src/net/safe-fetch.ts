@@ -100,7 +100,8 @@ async function checkViaDns(url: URL, policy: AddressPolicy): Promise<void> {
   if (bad) throw new BlockedAddressError({ address: bad.address, port, hostname: host })
 }
 
-function parseTarget(raw: string, base?: URL): URL {
+/** An http(s) URL without credentials or fragment, or a 400 naming the problem. */
+export function parseHttpUrl(raw: string, base?: URL): URL {
   let url: URL
   try {
     url = new URL(raw, base)
@@ -198,7 +199,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline
   const proxy = opts.proxyUrl ? new ProxyAgent({ uri: opts.proxyUrl }) : undefined
   const dispatcher = proxy ?? agentFor(policy, opts.timeoutMs)
-  let url = parseTarget(rawUrl)
+  let url = parseHttpUrl(rawUrl)
   try {
     for (let hop = 0; ; hop++) {
       if (proxy) await checkViaDns(url, policy)
@@ -212,7 +213,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
       if (REDIRECTS.has(res.statusCode) && headers.location) {
         discard(res.body)
         if (hop >= maxRedirects) throw new ApiError('upstream_error', `more than ${maxRedirects} redirects`)
-        url = parseTarget(headers.location, url)
+        url = parseHttpUrl(headers.location, url)
         continue
       }
       if (res.statusCode >= 400) {

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResponseCache } from '../../cache/response-cache.ts'
 import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
-import { safeFetch } from '../../net/safe-fetch.ts'
+import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
 import { toMc } from '../credits/money.ts'
 import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
@@ -86,20 +86,7 @@ interface StoredPage {
 export const pagePriceMc = (cached: boolean) => (cached ? cacheHitPriceMc(toMc(PRICES.page)) : toMc(PRICES.page))
 
 /** Parses a requested page URL the way safeFetch will, with the same messages; drops the fragment. */
-export function parsePageUrl(raw: string): URL {
-  let url: URL
-  try {
-    url = new URL(raw.trim())
-  } catch {
-    throw new ApiError('invalid_request', `url is not a valid URL: ${raw.slice(0, 200)}`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError('invalid_request', `url must use http or https, not ${url.protocol.replace(':', '')}`)
-  }
-  if (url.username || url.password) throw new ApiError('invalid_request', 'url must not contain credentials')
-  url.hash = ''
-  return url
-}
+export const parsePageUrl = (raw: string): URL => parseHttpUrl(raw.trim())
 
 /** The normalised form used to drop duplicates and to key the cache; null when `raw` is not a readable URL. */
 export function normalisePageUrl(raw: string): string | null {
