@@ -54,6 +54,8 @@ describe('dashboard API: sessions and keys', () => {
     expect((await (await account(created.secret)).json()).error.code).toBe('unauthorized')
     expect(await (await account(rotated.secret)).json()).toMatchObject({ key: { id: created.id, name: 'prod', credit_limit: 50 } })
     const list = await (await call('GET', '/v1/keys')).json()
+    const used = list.keys.find((k: { id: string }) => k.id === created.id)
+    expect(Date.parse(used.last_used_at)).toBeGreaterThan(Date.now() - 60_000) // the calls above touched it
     expect(list.keys.map((k: { name: string }) => k.name).sort()).toEqual(['default', 'prod'])
     expect(JSON.stringify(list)).not.toContain(rotated.secret)
     expect(key).toBeTruthy()

@@ -38,7 +38,7 @@ export interface SafeFetchResult {
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 const DEFAULT_HEADERS = {
-  'user-agent': 'Mozilla/5.0 (compatible; Trawl/0.1; +https://github.com/trawl)',
+  'user-agent': 'Mozilla/5.0 (compatible; Trawl/0.1; self-hosted page reader)',
   accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5',
   'accept-encoding': 'gzip, deflate, br',
   'accept-language': 'en-US,en;q=0.8',
