@@ -37,7 +37,7 @@ function openSqlite(path: string): Store {
   database.pragma('foreign_keys = ON')
   // Several processes (serve + `trawl worker`) may share the file: wait for the lock, don't fail.
   database.pragma('busy_timeout = 5000')
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) })
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
   return {
     db,
     dialect: 'sqlite',
@@ -46,6 +46,27 @@ function openSqlite(path: string): Store {
       database.prepare('select 1').get()
     },
     close: () => db.destroy(),
+  }
+}
+
+/**
+ * Kysely prepares every query anew, and on a hot path (a billed call runs about ten statements)
+ * better-sqlite3's prepare costs as much as running the statement. Kysely's queries are
+ * parameterised, so the SQL texts are few and each prepared statement can be reused (safe because
+ * every query runs to completion synchronously; nothing here uses Kysely's streaming `stream()`).
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql)
+      if (!statement) {
+        statement = database.prepare(sql)
+        if (statements.size < 1000) statements.set(sql, statement)
+      }
+      return statement
+    },
   }
 }
 
