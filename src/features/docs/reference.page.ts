@@ -32,17 +32,20 @@ function renderOperation(method: string, path: string, op: OpenApiOperation): st
   if (body?.properties) {
     for (const [name, schema] of Object.entries(body.properties)) rows.push(paramRow(name, schema, body.required?.includes(name) ?? false))
   } else {
-    for (const p of op.parameters ?? []) if (p.in === 'query') rows.push(paramRow(p.name, p.schema ?? {}, p.required ?? false))
+    for (const p of op.parameters ?? []) {
+      if (p.in === 'query') rows.push(paramRow(p.name, { ...p.schema, description: p.description ?? p.schema?.description }, p.required ?? false))
+    }
   }
   return `<section id="${esc(`${method}-${path}`)}"><h2><span class="m">${method}</span><code>${esc(path)}</code></h2>
-<p>${esc(op.summary ?? '')}${op.description ? ` ${esc(op.description)}` : ''}</p>
+<p><strong>${esc(op.summary ?? '')}.</strong>${op.description ? ` ${esc(op.description)}` : ''}</p>
 ${rows.length ? `<table><tr><th>parameter</th><th>type</th><th>notes</th></tr>${rows.join('')}</table>` : ''}</section>`
 }
 
 function paramRow(name: string, s: JsonSchema, required: boolean): string {
   const notes: string[] = []
   if (required) notes.push('required')
-  if (s.enum) notes.push(`one of ${s.enum.map(String).join(', ')}`)
+  if (s.description) notes.push(s.description)
+  if (s.enum && !s.description) notes.push(`one of ${s.enum.map(String).join(', ')}`)
   if (s.minimum !== undefined || s.maximum !== undefined) notes.push(`${s.minimum ?? '…'} to ${s.maximum ?? '…'}`)
   if (s.maxLength !== undefined) notes.push(`up to ${s.maxLength} characters`)
   if (s.default !== undefined) notes.push(`default ${JSON.stringify(s.default)}`)
