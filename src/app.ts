@@ -37,6 +37,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's own 503 has its own body; requests that arrive while closing get ours (below).
     return503OnClosing: false,
+    // Bounded: the longest legitimate call is an extract with its 90 s timeout.
+    requestTimeout: 120_000,
   })
 
   // Routes validate with parseInput() (strict zod, parameter-naming messages, GET/POST parity);

@@ -182,3 +182,38 @@ describe('failures', () => {
     await broken.app.close().catch(() => {})
   })
 })
+
+test('searches fail over across proxy pools; /healthz reports the dead proxy without failing readiness', async () => {
+  const { createServer, request } = await import('node:http')
+  // A real forward proxy on loopback: absolute-form request in, same request out to the target.
+  const proxied: string[] = []
+  const proxy = createServer((req, res) => {
+    proxied.push(req.url ?? '')
+    const target = new URL(req.url ?? '')
+    const out = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers)
+      up.pipe(res)
+    })
+    req.pipe(out)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  const proxyPort = (proxy.address() as { port: number }).port
+  // Pool "dead" points at a port nothing listens on; pool "live" at the proxy above.
+  const t = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_PROXY_POOLS: `dead=http://127.0.0.1:9;live=http://127.0.0.1:${proxyPort}` })
+  try {
+    const k = (await t.account({ plan: 'pro' })).key
+    const res = await fetch(`${t.base}/v1/search?q=coffee`, { headers: { authorization: `Bearer ${k}` } })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body.meta.route.map((a: { pool: string; outcome: string }) => `${a.pool}:${a.outcome}`)).toEqual(['dead:error', 'live:ok'])
+    expect(JSON.stringify(body.meta.route)).not.toContain(upstream.url) // the test address never leaks
+    expect(proxied[0]).toMatch(/\/search\?q=coffee/)
+    const health = await fetch(`${t.base}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ status: 'ok', proxies: { healthy: 1, total: 2 } })
+  } finally {
+    await t.close()
+    proxy.closeAllConnections()
+    proxy.close()
+  }
+})

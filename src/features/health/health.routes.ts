@@ -4,7 +4,7 @@ import type { Services } from '../../services.ts'
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())])
 
-export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'redis'>) {
+export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'redis' | 'upstream'>) {
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   /** Readiness: the database answers, and Redis too when configured. 503 names what is down. */
@@ -23,6 +23,10 @@ export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'sto
       checks.cache = 'ok (database)'
     }
     const healthy = Object.values(checks).every((v) => v.startsWith('ok'))
-    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'unavailable', checks })
+    // Proxies cooling down degrade search but not readiness: reported, never a 503.
+    const proxies = services.upstream.poolHealth()
+    const body: Record<string, unknown> = { status: healthy ? 'ok' : 'unavailable', checks }
+    if (proxies.length > 0) body.proxies = { healthy: proxies.filter((p) => p.healthy).length, total: proxies.length }
+    return reply.code(healthy ? 200 : 503).send(body)
   })
 }
