@@ -8,8 +8,8 @@ export function stripMarkdown(md: string): string {
     .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^```.*$/gm, '')
-    .replace(/^#{1,6}\s+/gm, '')
-    .replace(/^\s*(?:[-*+]|\d+\.)\s+/gm, '')
+    // One marker per line: a heading's own "1. " (a numbered section title) is text, not a list marker.
+    .replace(/^(?:#{1,6}|\s*(?:[-*+]|\d+\.))\s+/gm, '')
     .replace(/^\s*>\s?/gm, '')
     .replace(/^\|?\s*:?-{3,}.*$/gm, '')
     .replace(/\s\|\s|^\|\s?|\s?\|$/gm, ' ')

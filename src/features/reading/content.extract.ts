@@ -245,6 +245,21 @@ const NAV_LINK =
 const NOISE_LINE =
   /^(advertisements?|sponsored( content)?|share( this( article| story)?)?( on \w+)?:?|like this:?|read more|related( articles| stories| posts| content)?|more from .{0,40}|you may also like|recommended( for you)?|continue reading( below)?|click here.*|sign up.*newsletter.*|subscribe( now)?|follow us.*|image( source)?:.{0,60}|photo:.{0,80}|getty images|skip (to )?(main )?content|comments?( \(\d+\))?|\d+ comments?|print|email|tweet|pin it|copy link|\d+ min(ute)?s? read|.{0,60}\u2022 \d+ min(ute)?s? read)$/i
 
+// A dateline: an optional "Published/Updated/Posted (on)" lead, a calendar date, then at most a time,
+// a zone and a short "by Name" / "| Source: X" tail. Dates as words need a day and a year so a month
+// name in a sentence ("in May 2019 we ...") does not match; the tail's word limit keeps real sentences
+// that happen to start with a date.
+const MONTH = String.raw`(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz])\p{L}*\.?`
+const DAY = String.raw`\d{1,2}(?:st|nd|rd|th)?\.?`
+const DATE = String.raw`(?:${MONTH} ${DAY},? \d{4}|${DAY} ${MONTH},? \d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})`
+const DATELINE = new RegExp(
+  String.raw`^(?:(?:first |last )?(?:published|updated|posted|modified|created|date|on)\b\W*(?:on\b\W*)?)?(?:\p{L}{2,9}\.?,? )?${DATE}(?:[^\p{L}\p{N}]+\p{L}*[\p{L}\p{N}.:]*){0,6}\W*$`,
+  'iu',
+)
+
+/** True for a line that only says when (and by whom) the article was published. */
+export const isDateline = (line: string) => line.length <= 100 && DATELINE.test(line)
+
 /**
  * Removes what sits inside the content root but is not content: furniture subtrees, link lists,
  * short noise lines ("Advertisement", "Share this"), and the leading heading when it repeats the
@@ -315,7 +330,12 @@ function shouldDrop(el: Element, s: Stats, rootGood: number): boolean {
     if (el.name !== 'p') return true
     return !(s.text > 200 || (s.link < SHORT_LINK && !NAV_LINK.test(collapse(textOf(el)))))
   }
-  if (s.text < 120 && NOISE_LINE.test(collapse(textOf(el)))) return true
+  if (s.text < 120) {
+    const line = collapse(textOf(el))
+    if (NOISE_LINE.test(line)) return true
+    // Headings and table cells with a date are a section or a field of data, not a dateline.
+    if (!HEADING_TAGS.has(el.name) && el.name !== 'td' && el.name !== 'th' && isDateline(line)) return true
+  }
   // A heading that is only a link is a teaser ("Related: ..."), not a section of this article.
   if (HEADING_TAGS.has(el.name) && density > 0.9) return true
   // Short lines carrying a <time> are datelines and bylines.
