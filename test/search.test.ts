@@ -63,6 +63,13 @@ describe('/v1/search on the google engine', () => {
     expect(lastUpstreamUrl().searchParams.get('num')).toBe('100')
   })
 
+  test('an engine that ignores num=100 and prints 10 results costs 1 credit, not 7', async () => {
+    upstream.handle(htmlPage(page('web-nojs/zlurad-coffee-nojs.html')))
+    const res = await search('q=coffee&num=100')
+    expect((await res.json()).results).toHaveLength(10)
+    expect(res.headers.get('x-credits-used')).toBe('1')
+  })
+
   test('maps every search parameter onto the real engine URL', async () => {
     await search('q=coffee&country=de&language=pt-BR&page=3&time=week&tbs=sbd:1&safe=active&autocorrect=false&exclude_domains=pinterest.com')
     const url = lastUpstreamUrl()

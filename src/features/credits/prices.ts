@@ -18,6 +18,16 @@ export function searchPriceMc(num: number): number {
   return toMc(PRICES.page * Math.ceil(num / 10))
 }
 
+/**
+ * What a search that asked for `num` results and got `delivered` costs: the price of the depth
+ * actually delivered (rounded up to whole pages of 10), never more than the price of `num`. An
+ * engine that ignores num=100 and prints 10 results costs 1 credit, not 7.
+ */
+export function deliveredSearchPriceMc(num: number, delivered: number): number {
+  if (delivered <= 0) return 0
+  return Math.min(searchPriceMc(num), searchPriceMc(Math.ceil(delivered / 10) * 10))
+}
+
 export function cacheHitPriceMc(priceMc: number): number {
   return Math.round(priceMc * PRICES.cacheHitFactor)
 }

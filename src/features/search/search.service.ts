@@ -6,7 +6,7 @@ import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import { charge, reserve, settle } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
-import { cacheHitPriceMc, searchPriceMc } from '../credits/prices.ts'
+import { cacheHitPriceMc, deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
 import { type PageReadDeps, pagePriceMc } from '../reading/page-read.service.ts'
 import type { SearchEngine } from './engines/search-engine.ts'
 import type { RouteAttempt } from './engines/upstream/upstream.types.ts'
@@ -90,8 +90,8 @@ export function searchCacheKey(req: SearchRequest): string {
 
 /**
  * /v1/search: cache (only with max_age), reserve, ask the engine(s), read result pages when asked,
- * settle. Every reservation is settled: the price on results, nothing on empty pages or failures,
- * and one credit per result page actually read.
+ * settle. Every reservation is settled: the price of the depth delivered, nothing on empty pages or
+ * failures, and one credit per result page actually read.
  */
 export async function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchRequest, opts: SearchOptions, requestId: string): Promise<SearchOutcome> {
   const started = performance.now()
@@ -103,7 +103,7 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
 
   if (hit && contentCount === 0) {
     // Work already done: one transaction, nothing held.
-    const hitPrice = cacheHitPriceMc(priceMc)
+    const hitPrice = cacheHitPriceMc(deliveredSearchPriceMc(req.num, hit.body.results.length))
     const balanceMc = await charge(deps.store, payer, hitPrice, requestId, '/v1/search')
     const meta = {
       ...hit.body.meta,
@@ -123,7 +123,8 @@ export async function runSearch(deps: SearchDeps, auth: AuthContext, req: Search
   try {
     body = hit ? hit.body : await liveSearch(deps, req, requestId, started)
     const empty = body.results.length === 0
-    usedMc = empty ? 0 : searchMc
+    const deliveredMc = deliveredSearchPriceMc(req.num, body.results.length)
+    usedMc = hit ? cacheHitPriceMc(deliveredMc) : deliveredMc
     if (!hit && !empty) await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
     // Page contents are never part of the cached search body: each page has its own cache entry.
     if (contentCount > 0 && !empty) {
