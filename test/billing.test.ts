@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { refundStaleReservations, reserve, STALE_RESERVATION_MS } from '../src/features/credits/credits.service.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
@@ -79,6 +80,18 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
       expect(body.meta).toMatchObject({ cached: true, credits_used: 1 })
       expect(Date.parse(body.meta.cached_at)).toBeLessThanOrEqual(Date.now())
       expect(cached.headers.get('x-credits-remaining')).toBe('10')
+      expect(await expectBooksBalanced(trawl, id)).toBe(10)
+    })
+
+    test('a reservation left by a process that died mid-call is refunded exactly once', async () => {
+      const { id, key } = await trawl.account({ plan: 'pro', credits: 10 })
+      const { keyId } = await trawl.services.keys.resolve(key)
+      // The call reserved 7 credits and then its process died: nothing settles it.
+      await reserve(trawl.services.store, { accountId: id, keyId, keyLimitMc: null }, 7000, 'req_crashed', '/v1/search')
+      expect(await refundStaleReservations(trawl.services.store)).toBe(0) // too young: may still be running
+      const later = Date.now() + STALE_RESERVATION_MS + 1000
+      const sweeps = await Promise.all([refundStaleReservations(trawl.services.store, later), refundStaleReservations(trawl.services.store, later)])
+      expect(sweeps[0]! + sweeps[1]!).toBe(1)
       expect(await expectBooksBalanced(trawl, id)).toBe(10)
     })
 

@@ -109,14 +109,13 @@ async function debit(store: Store, payer: Payer, amountMc: number, requestId: st
 export async function settle(store: Store, r: Reservation, usedMc: number): Promise<number | null> {
   const refund = r.amountMc - Math.min(usedMc, r.amountMc)
   return store.transaction(async (tx) => {
-    await lockAccount(tx, r.payer.accountId)
-    if (!(await takeReservation(tx, r.id))) return null
+    const account = await lockAccount(tx, r.payer.accountId)
+    if (!account || !(await takeReservation(tx, r.id))) return null
     const row = { account_id: r.payer.accountId, key_id: r.payer.keyId, period_month: r.month, period_day: r.day } as ReservationRow
     if (refund > 0) {
       await countUsage(tx, row, -refund, usedMc > 0 ? 0 : -1) // a call that cost nothing is not counted as a request
       return moveBalance(tx, r.payer.accountId, refund, { kind: 'refund', key_id: r.payer.keyId, request_id: r.requestId, endpoint: r.endpoint }, Date.now())
     }
-    const account = await tx.selectFrom('accounts').select('balance_mc').where('id', '=', r.payer.accountId).executeTakeFirstOrThrow()
     return account.balance_mc
   })
 }
