@@ -133,7 +133,7 @@ async function segmentCorpus() {
 }
 
 const htmlToText = (html: string) =>
-  stripMarkdown(writeMarkdown(parseDocument(html).children, { baseUrl: 'http://fakehost/', plain: true, links: [], images: [] }))
+  stripMarkdown(writeMarkdown(parseDocument(html).children, { baseUrl: 'http://fakehost/', plain: true, links: [], images: [], keepRepeats: true }))
 
 if (!only || only === 'aeb') await shingleCorpus('article-extraction-benchmark', loadArticleBenchmark())
 if (!only || only === 'traf') await segmentCorpus()

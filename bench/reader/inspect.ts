@@ -15,7 +15,7 @@ const full = process.argv.includes('--full')
 const words = (s: string) => s.match(/[\p{L}\p{N}_]+/gu) ?? []
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim()
 const htmlToText = (html: string) =>
-  stripMarkdown(writeMarkdown(parseDocument(html).children, { baseUrl: 'http://fakehost/', plain: true, links: [], images: [] }))
+  stripMarkdown(writeMarkdown(parseDocument(html).children, { baseUrl: 'http://fakehost/', plain: true, links: [], images: [], keepRepeats: true }))
 
 async function ours(html: string, url: string) {
   const r = await readDocument({ url, contentType: 'html', body: Buffer.alloc(0), text: html }, { format: 'markdown' })

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.ts'
+import { attemptsOf } from '../features/search/engines/upstream/upstream-error.ts'
 
 /** Fastify's own errors (body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
@@ -29,7 +30,8 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiEr
     reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
     reply.header('x-latency-ms', String(Math.round(performance.now() - req.startedAt)))
   }
-  if (error.status >= 500) req.log.warn({ code: error.code, msg: error.message }, 'request failed')
+  // Operators need the attempts (proxy, status, outcome) to see why an engine failed.
+  if (error.status >= 500) req.log.warn({ code: error.code, route: attemptsOf(error) }, `request failed: ${error.message}`)
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody(req.id))
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import type { ReservationRow } from '../../store/schema.ts'
-import { bumpCounter, findCounter, insertReservation, lockAccount, moveBalance, staleReservations, takeReservation } from './credits.store.ts'
+import { bumpCounters, findCounter, insertReservation, lockAccount, moveBalance, staleReservations, takeReservation } from './credits.store.ts'
 import { periods, toCredits } from './money.ts'
 
 export interface Payer {
@@ -121,14 +121,17 @@ export async function settle(store: Store, r: Reservation, usedMc: number): Prom
 }
 
 async function countUsage(
-  tx: Parameters<typeof bumpCounter>[0],
+  tx: Parameters<typeof bumpCounters>[0],
   row: Pick<ReservationRow, 'account_id' | 'key_id' | 'period_month' | 'period_day'>,
   mc: number,
   requests: number,
 ) {
-  await bumpCounter(tx, 'key', row.key_id, row.period_month, mc, requests)
-  await bumpCounter(tx, 'account', row.account_id, row.period_month, mc, requests)
-  await bumpCounter(tx, 'account_day', row.account_id, row.period_day, mc, requests)
+  const counters = [
+    { scope: 'key' as const, scope_id: row.key_id, period: row.period_month },
+    { scope: 'account' as const, scope_id: row.account_id, period: row.period_month },
+    { scope: 'account_day' as const, scope_id: row.account_id, period: row.period_day },
+  ]
+  await bumpCounters(tx, counters, mc, requests)
 }
 
 /**

@@ -327,8 +327,18 @@ const KEEP_SHORT = new Set([
   'hr',
 ])
 
+// Class words of a caption written as a plain element: "caption", "wp-caption-text", "image__caption",
+// "mediaCaption". Wrappers that only say whether there is one ("no-caption") are not captions.
+const CAPTION_CLASS = /(?:^|[-_])caption(?:s|[-_]+(?:text|full|truncated))?$|[a-z]Caption$/
+
+/** A caption: figcaption, or a media-free element classed as one (a wrapper with the image stays). */
+function isCaption(el: Element): boolean {
+  if (el.name === 'figcaption') return true
+  return classTokens(el).some((t) => CAPTION_CLASS.test(t) && !/^(?:no|without)/i.test(t)) && !hasMedia(el)
+}
+
 function shouldDrop(el: Element, s: Stats, rootGood: number): boolean {
-  if (s.boiler || el.name === 'figcaption') return true
+  if (s.boiler || isCaption(el)) return true
   if (s.text === 0) return false
   const density = s.link / s.text
   if (density > 0.5 && s.good < 0.25 * rootGood && el.name !== 'a') {

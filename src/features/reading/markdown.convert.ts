@@ -14,6 +14,8 @@ export interface WriteOptions {
   /** Collects every link and image the output mentions, in order. */
   links: { url: string; text: string }[]
   images: string[]
+  /** Writes repeated blocks too: for rendering a gold text as it is, without the reader's cleanup. */
+  keepRepeats?: boolean
 }
 
 const SKIP = new Set([
@@ -59,25 +61,29 @@ function escapeLineStart(line: string): string {
 }
 
 class Writer {
-  /** Paragraphs already written: galleries and sticky headers repeat the same caption or lead. */
+  /**
+   * Text blocks already written: galleries and sticky headers repeat the same caption or lead in
+   * their own wrappers. A real <p> is never dropped as a repeat: menus, recipes and lyrics repeat
+   * whole lines on purpose.
+   */
   private readonly seen = new Set<string>()
   constructor(private readonly o: WriteOptions) {}
 
-  private fresh(block: string): boolean {
-    if (block.length < 50) return true
+  private fresh(block: string, paragraph: boolean): boolean {
+    if (block.length < 50 || paragraph || this.o.keepRepeats) return true
     if (this.seen.has(block)) return false
     this.seen.add(block)
     return true
   }
 
   /** Renders a sequence of nodes as blocks separated by blank lines. */
-  blocks(nodes: readonly AnyNode[]): string {
+  blocks(nodes: readonly AnyNode[], paragraph = false): string {
     const out: string[] = []
     let run: AnyNode[] = []
     const flush = () => {
       if (run.length === 0) return
       const para = this.inline(run).trim()
-      if (para && this.fresh(para))
+      if (para && this.fresh(para, paragraph))
         out.push(
           this.o.plain
             ? para
@@ -111,7 +117,7 @@ class Writer {
     }
     switch (name) {
       case 'p':
-        return this.blocks(el.children)
+        return this.blocks(el.children, true)
       case 'pre':
         return this.code(el)
       case 'ul':
