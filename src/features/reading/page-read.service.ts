@@ -9,7 +9,7 @@ import { toMc } from '../credits/money.ts'
 import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { readDocument } from './reader.service.ts'
-import type { Highlight, PageMetadata, ReadFormat, ReadInput, ReadLink } from './reading.types.ts'
+import type { Highlight, PageMetadata, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
 
 /**
  * One page, fetched safely, read, cached: the path shared by /v1/webpage, /v1/extract, search
@@ -23,15 +23,8 @@ export interface PageReadDeps {
   cacheTtlMs: number
 }
 
-export interface PageReadOptions {
-  format: ReadFormat
-  includeLinks?: boolean
-  includeImages?: boolean
-  /** Applied after the cache, so one stored read serves every max_tokens. */
-  maxTokens?: number
-  /** Highlights need both; also applied after the cache. */
-  query?: string
-  highlights?: number
+/** The reader's options (max_tokens and highlights are applied after the cache, so one stored read serves them all) plus how to fetch. */
+export interface PageReadOptions extends ReadOptions {
   /** Two-letter code: fetched through a proxy pool named by it (throws 400 when there is none). */
   country?: string
   /** Deadline for the fetch (all redirects and the body); 0 or less fails at once as upstream_timeout. */
