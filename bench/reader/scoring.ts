@@ -2,13 +2,15 @@
  * The corpora's own scoring rules, re-implemented from their READMEs' descriptions.
  */
 
-/** Markdown -> the plain text a scorer should see: link targets, image syntax and markers dropped. */
+/**
+ * Markdown -> the plain text a scorer should see: link targets, image syntax and markers dropped.
+ * One marker per line: a heading's own "1. " (a numbered section title) is text, not a list marker.
+ */
 export function stripMarkdown(md: string): string {
   return md
     .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/^```.*$/gm, '')
-    // One marker per line: a heading's own "1. " (a numbered section title) is text, not a list marker.
     .replace(/^(?:#{1,6}|\s*(?:[-*+]|\d+\.))\s+/gm, '')
     .replace(/^\s*>\s?/gm, '')
     .replace(/^\|?\s*:?-{3,}.*$/gm, '')

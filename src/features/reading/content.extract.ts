@@ -1,4 +1,6 @@
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler'
+import { isDateline } from './content.dateline.ts'
+import { linksLeaveSite, type Site, siteOf } from './content.links.ts'
 import { BLOCK_TAGS, collapse, findFirst, HEADING_TAGS, isElement, isText, removeNode, removeNodes, textOf } from './dom.utils.ts'
 
 /**
@@ -245,44 +247,24 @@ const NAV_LINK =
 const NOISE_LINE =
   /^(advertisements?|sponsored( content)?|share( this( article| story)?)?( on \w+)?:?|like this:?|read more|related( articles| stories| posts| content)?|more from .{0,40}|you may also like|recommended( for you)?|continue reading( below)?|click here.*|sign up.*newsletter.*|subscribe( now)?|follow us.*|image( source)?:.{0,60}|photo:.{0,80}|getty images|skip (to )?(main )?content|comments?( \(\d+\))?|\d+ comments?|print|email|tweet|pin it|copy link|\d+ min(ute)?s? read|.{0,60}\u2022 \d+ min(ute)?s? read)$/i
 
-// A dateline: an optional "Published/Updated/Posted (on)" lead, a calendar date, then at most a time,
-// a zone and a short "by Name" / "| Source: X" tail. Dates as words need a day and a year so a month
-// name in a sentence ("in May 2019 we ...") does not match; a tail with running lowercase words is a
-// sentence that happens to start with a date, and stays.
-const MONTH = String.raw`(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz])\p{L}*\.?`
-const DAY = String.raw`\d{1,2}(?:st|nd|rd|th)?\.?`
-const DATE = String.raw`(?:${MONTH} ${DAY},? \d{4}|${DAY} ${MONTH},? \d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4})`
-const DATELINE_HEAD = new RegExp(
-  String.raw`^(?:(?:first |last )?(?:published|updated|posted|modified|created|date)\b\W*(?:on\b\W*)?)?(?:\p{L}{2,9}\.?,? )?${DATE}`,
-  'iu',
-)
-const TAIL_FILLER = /^(?:by|on|at|am|pm|um|à|le|de|von|por)$/
-
-/** True for a line that only says when (and by whom) the article was published. */
-export function isDateline(line: string): boolean {
-  if (line.length > 100) return false
-  const head = DATELINE_HEAD.exec(line)
-  if (!head) return false
-  const words = line.slice(head[0].length).match(/[\p{L}\p{N}]+/gu) ?? []
-  const lower = words.filter((w) => /^\p{Ll}/u.test(w) && !TAIL_FILLER.test(w)).length
-  return words.length <= 8 && lower <= 1
-}
-
 /**
  * Removes what sits inside the content root but is not content: furniture subtrees, link lists,
  * short noise lines ("Advertisement", "Share this"), and the leading heading when it repeats the
  * title (the title is returned on its own).
  */
-export function cleanContent(pick: ContentPick, title: string | null): void {
+export function cleanContent(pick: ContentPick, title: string | null, pageUrl?: string): void {
   const { root, stats } = pick
   const rootGood = stats.get(root)?.good ?? 0
+  let top: ParentNode = root
+  while (top.parent) top = top.parent
+  const site = pageUrl ? siteOf(top, pageUrl, root) : null
   const doomed: Element[] = []
   const visit = (el: Element) => {
     for (const c of el.children) {
       if (!isElement(c)) continue
       const s = stats.get(c)
       if (!s) continue
-      if (shouldDrop(c, s, rootGood)) doomed.push(c)
+      if (shouldDrop(c, s, rootGood, site)) doomed.push(c)
       else visit(c)
     }
   }
@@ -337,11 +319,16 @@ function isCaption(el: Element): boolean {
   return classTokens(el).some((t) => CAPTION_CLASS.test(t) && !/^(?:no|without)/i.test(t)) && !hasMedia(el)
 }
 
-function shouldDrop(el: Element, s: Stats, rootGood: number): boolean {
+const LISTS = new Set(['ul', 'ol', 'li'])
+
+function shouldDrop(el: Element, s: Stats, rootGood: number, site: Site | null): boolean {
   if (s.boiler || isCaption(el)) return true
   if (s.text === 0) return false
   const density = s.link / s.text
   if (density > 0.5 && s.good < 0.25 * rootGood && el.name !== 'a') {
+    // A list whose every link leaves the site cites sources, products or downloads; lists of
+    // same-site links are "related" and navigation.
+    if (site && LISTS.has(el.name) && linksLeaveSite(el, site)) return false
     // Link-heavy block: a related list, tag cloud or "Read more: ..." line.
     // A paragraph that is one short link ("link", "Download the data") is part of the text; a
     // headline-length one is a teaser for another article.

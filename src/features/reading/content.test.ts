@@ -1,6 +1,7 @@
 import type { Element } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
 import { describe, expect, test } from 'vitest'
+import { isDateline } from './content.dateline.ts'
 import { furnitureLevel, measure } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
 import { findFirst, removeNodes, textOf } from './dom.utils.ts'
@@ -57,5 +58,55 @@ describe('content heuristics', () => {
     expect(trimToArticleBody(r, [1, 2, 3].map(para).join(' '))).toBe(1)
     expect(textOf(r)).toBe([1, 2, 3].map(para).join(''))
     expect(trimToArticleBody(root(), para(1))).toBe(0)
+  })
+
+  test('datelines: a date with a publishing lead or a short byline tail, not a sentence', () => {
+    expect(isDateline('November 12, 2018 | BY: Beachbody')).toBe(true)
+    expect(isDateline('Posted on Oktober 27, 2015 by Admin')).toBe(true)
+    expect(isDateline('UPDATED: Tue., Nov. 19, 2019')).toBe(true)
+    expect(isDateline('First Published on Nov 20, 2019 01:38 pm')).toBe(true)
+    expect(isDateline('12. März 2019, 10:15 Uhr')).toBe(true)
+    expect(isDateline('November 19, 2019 the man was arrested in Ohio.')).toBe(false)
+    expect(isDateline('In May 2019 we moved.')).toBe(false)
+    expect(isDateline('May 5, 2019: The company said it would close all stores.')).toBe(false)
+  })
+
+  test('a dateline line goes; a heading with a date stays', async () => {
+    const md = await read(`<article><h1>T</h1><div>Published on: June 25, 2024</div><h2>June 25, 2024</h2><p>${PROSE.repeat(4)}</p></article>`)
+    expect(md).not.toContain('Published on')
+    expect(md).toContain('## June 25, 2024')
+  })
+
+  test('elements classed as captions go, a caption wrapper holding the image stays', async () => {
+    const md = await read(
+      `<article><h1>T</h1><p>${PROSE.repeat(4)}</p><div class="wp-caption"><img src="/a.jpg" alt="A"><p class="wp-caption-text">A man rides a donkey, photographed for this story.</p></div>` +
+        `<div class="image__caption">Another caption sentence about the photo above.</div><div class="no-caption"><p>${PROSE}</p></div></article>`,
+    )
+    expect(md).toContain('![A](https://example.com/a.jpg)')
+    expect(md).not.toContain('donkey')
+    expect(md).not.toContain('Another caption')
+    expect(md).toContain(PROSE.trim())
+  })
+
+  test('a link list that leaves the site stays; one to the same site goes', async () => {
+    const nav = '<nav><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></nav>'
+    const md = await read(
+      `${nav}<article><h1>T</h1><p>${PROSE.repeat(4)}</p><ul><li><a href="https://shop.example.org/x">Get it at the shop for $20</a></li></ul>` +
+        `<ul><li><a href="/other-story">Another story on this same site today</a></li></ul>` +
+        `<ul><li><a href="https://social.example.net/share?u=https://example.com/a">Share this story with friends</a></li></ul><p>${PROSE.repeat(4)}</p></article>`,
+    )
+    expect(md).toContain('[Get it at the shop for $20](https://shop.example.org/x)')
+    expect(md).not.toContain('Another story')
+    expect(md).not.toContain('Share this story')
+  })
+
+  test('repeated paragraphs are kept, a repeated non-paragraph block is written once', async () => {
+    const line = 'Portion Fix Containers: 1 Green, 1 Red, 1 Yellow, 1 tsp. of olive oil.'
+    const cap = 'A long gallery caption that the template repeats for every slide it shows.'
+    const md = await read(
+      `<article><h1>T</h1><p>${PROSE.repeat(4)}</p><p>${line}</p><p>${PROSE}</p><p>${line}</p><ul><li>${cap}</li><li>${cap}</li></ul></article>`,
+    )
+    expect((md ?? '').split(line).length - 1).toBe(2)
+    expect((md ?? '').split(cap).length - 1).toBe(1)
   })
 })

@@ -45,14 +45,14 @@ export function extractHtml(html: string, url: string): Content {
   const good = pick ? (pick.stats.get(pick.root)?.good ?? 0) : 0
   let nodes: AnyNode[] | null = null
   if (pick && good >= MIN_PROSE) {
-    cleanContent(pick, facts.title)
+    cleanContent(pick, facts.title, baseUrl)
     if (facts.articleBody) trimToArticleBody(pick.root, facts.articleBody)
     nodes = [pick.root]
   } else {
     const rescued = readabilityNodes(html, baseUrl)
     if (rescued && rescued.textLength > good) nodes = rescued.nodes
     else if (pick) {
-      cleanContent(pick, facts.title)
+      cleanContent(pick, facts.title, baseUrl)
       nodes = [pick.root]
     }
   }
