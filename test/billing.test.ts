@@ -3,12 +3,13 @@ import { refundStaleReservations, reserve, STALE_RESERVATION_MS } from '../src/f
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
+import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 const RESULTS_PAGE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 
-function billingSuite(name: string, env: () => Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>) {
-  describe(name, () => {
+function billingSuite(name: string, env: () => Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>, skip = false) {
+  describe.skipIf(skip)(name, () => {
     let trawl: Trawl
     let upstream: FakeUpstream
     let cleanup: () => Promise<void>
@@ -114,7 +115,11 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
 }
 
 billingSuite('metering on SQLite', async () => ({ env: {}, cleanup: async () => {} }))
-billingSuite('metering on PostgreSQL', async () => {
-  const db = await createTestDatabase()
-  return { env: { TRAWL_DATABASE_URL: db.url }, cleanup: db.drop }
-})
+billingSuite(
+  'metering on PostgreSQL',
+  async () => {
+    const db = await createTestDatabase()
+    return { env: { TRAWL_DATABASE_URL: db.url }, cleanup: db.drop }
+  },
+  skipWithoutPostgres,
+)

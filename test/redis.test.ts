@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLimiter } from '../src/http/rate-limit.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { skipWithoutRedis } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /** The machine's Redis (CI starts it): cache and rate limits move there when TRAWL_REDIS_URL is set. */
@@ -12,7 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => upstream.close())
 
-describe('with Redis', () => {
+describe.skipIf(skipWithoutRedis)('with Redis', () => {
   let a: Trawl
   let b: Trawl
   beforeAll(async () => {

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createTestDatabase } from '../../test/support/postgres.ts'
+import { skipWithoutPostgres } from '../../test/support/servers.ts'
 import { openStore, type Store } from '../store/database.ts'
 import { claimDue, releaseLease, renewLease } from './lease.ts'
 
-function leaseSuite(name: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> }>) {
-  describe(`leases on ${name}`, () => {
+function leaseSuite(name: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> }>, skip = false) {
+  describe.skipIf(skip)(`leases on ${name}`, () => {
     let store: Store
     let cleanup: () => Promise<void>
     beforeAll(async () => {
@@ -60,7 +61,11 @@ leaseSuite('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-lease-'))
   return { store: await openStore(`sqlite:${join(dir, 'x.db')}`), cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
 })
-leaseSuite('PostgreSQL', async () => {
-  const db = await createTestDatabase()
-  return { store: await openStore(db.url), cleanup: db.drop }
-})
+leaseSuite(
+  'PostgreSQL',
+  async () => {
+    const db = await createTestDatabase()
+    return { store: await openStore(db.url), cleanup: db.drop }
+  },
+  skipWithoutPostgres,
+)
