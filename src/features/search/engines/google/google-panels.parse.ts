@@ -48,11 +48,20 @@ function attridPanel($: CheerioAPI, scope: AnyNode): KnowledgeGraph | undefined 
     .find('[data-attrid^="kc:/"], [data-attrid^="ss:/"], [data-attrid^="hw:/"]')
     .each((_, el) => {
       const m = FACT.exec(textOf(el))
-      if (!m?.[1] || !m[2] || attributes[m[1]]) return
+      if (!m?.[1] || !m[2] || attributes[m[1]] || !looksLikeFact(m[1], m[2])) return
       attributes[m[1]] = cleanValue(m[2])
     })
   if (Object.keys(attributes).length) kg.attributes = attributes
   return compact(kg)
+}
+
+/**
+ * Fact rows are short "Label: value" lines ("Founders: …"). Widgets that happen to contain a colon
+ * (a nutrition table: "Nutrition Facts Coffee Sources include: USDA…") are not facts.
+ */
+function looksLikeFact(label: string, value: string): boolean {
+  // Stuttered text ("USDAUSDAUSDA") is a widget's repeated source badges, not a value.
+  return label.split(/\s+/).length <= 4 && value.length <= 300 && !/(\w{3,})\1\1/.test(value)
 }
 
 /** The basic layout's entity card: a heading outside any link, a type line, a sourced description and facts. */

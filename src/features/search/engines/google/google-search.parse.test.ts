@@ -309,3 +309,11 @@ describe('desktop: archive and browser captures', () => {
     expect(page('web-desktop/old-2020/sescraper-shopping-right-product-review.html').results).toHaveLength(9)
   })
 })
+
+it('knowledge-graph attributes are fact rows, not widgets that contain a colon', () => {
+  const coffee = parseGoogleSearch(readFileSync(new URL('web-desktop/zlurad-coffee.html', FIXTURES), 'utf8'))
+  expect(coffee.knowledge_graph?.title).toBe('Coffee')
+  expect(coffee.knowledge_graph?.attributes).toBeUndefined() // only a nutrition table with "Sources include: USDA…"
+  const matrix = parseGoogleSearch(readFileSync(new URL('web-desktop/zlurad-matrix.html', FIXTURES), 'utf8'))
+  expect(matrix.knowledge_graph?.attributes?.Directors).toBe('Lilly Wachowski, Lana Wachowski')
+})
