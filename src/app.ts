@@ -44,6 +44,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Routes validate with parseInput() (strict zod, parameter-naming messages, GET/POST parity);
   // the schemas given to Fastify serve the OpenAPI document only.
   app.setValidatorCompiler(() => (data) => ({ value: data }))
+  // Response schemas document; they never reshape or strip what a handler sends.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   await app.register(cookie)
   await app.register(cors, { origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS, maxAge: 86_400 })
   await app.register(swagger, {

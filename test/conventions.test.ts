@@ -156,6 +156,10 @@ describe('health and documents', () => {
     expect(postSearch.requestBody.content['application/json'].schema.properties.num).toBeTruthy()
     expect(postSearch.requestBody.content['application/json'].schema.required).toEqual(['q'])
     expect(doc.paths['/v1/search'].get.parameters.map((p: { name: string }) => p.name)).toContain('max_age')
+    const ok = doc.paths['/v1/search'].get.responses['200'].content['application/json'].schema
+    expect(ok.properties.results.items.properties.link.type).toBe('string')
+    expect(doc.paths['/v1/search'].get.responses['4XX'].content['application/json'].schema.properties.error.properties.code.type).toBe('string')
+    expect(doc.paths['/v1/account'].get.responses['200'].content['application/json'].schema.properties.balance.type).toBe('number')
     const page = await fetch(`${trawl.base}/docs`)
     expect(page.headers.get('content-type')).toMatch(/text\/html/)
     const html = await page.text()

@@ -22,6 +22,7 @@ export interface OpenApiOperation {
   tags?: string[]
   parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema; description?: string }[]
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>
 }
 
 export interface JsonSchema {

@@ -38,7 +38,14 @@ function renderOperation(method: string, path: string, op: OpenApiOperation): st
   }
   return `<section id="${esc(`${method}-${path}`)}"><h2><span class="m">${method}</span><code>${esc(path)}</code></h2>
 <p><strong>${esc(op.summary ?? '')}.</strong>${op.description ? ` ${esc(op.description)}` : ''}</p>
-${rows.length ? `<table><tr><th>parameter</th><th>type</th><th>notes</th></tr>${rows.join('')}</table>` : ''}</section>`
+${rows.length ? `<table><tr><th>parameter</th><th>type</th><th>notes</th></tr>${rows.join('')}</table>` : ''}${returns(op)}</section>`
+}
+
+/** "Returns: request, results, …": the top-level keys of the 200 answer. */
+function returns(op: OpenApiOperation): string {
+  const schema = op.responses?.['200']?.content?.['application/json']?.schema
+  const keys = Object.keys(schema?.properties ?? {})
+  return keys.length ? `<p class="muted">Returns ${keys.map((k) => `<code>${esc(k)}</code>`).join(', ')}; errors as <code>{"error": {…}}</code>.</p>` : ''
 }
 
 function paramRow(name: string, s: JsonSchema, required: boolean): string {

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { type ReadingDeps, runExtract } from './extract.service.ts'
+import { ExtractResponse, WebpageResponse } from './reading.response.ts'
 import { ExtractParams, rejectSwappedUrlField, WebpageParams } from './reading.schema.ts'
 import { runWebpage } from './webpage.service.ts'
 
@@ -18,6 +20,7 @@ export function readingRoutes(app: FastifyInstance, deps: ReadingDeps & { usdPer
         tags: ['reading'],
         description: 'Pages as Markdown, text or HTML, 5 at a time. 200 even when some or all fail; failures are listed in failed[] and cost nothing.',
         body: ExtractParams,
+        response: { 200: ExtractResponse, ...errorResponses },
       },
     },
     async (req, reply) => {
@@ -38,6 +41,7 @@ export function readingRoutes(app: FastifyInstance, deps: ReadingDeps & { usdPer
         tags: ['reading'],
         description: 'One page (HTML or PDF) as Markdown, text or HTML. 1 credit; 0.5 from the cache with max_age.',
         body: WebpageParams,
+        response: { 200: WebpageResponse, ...errorResponses },
       },
     },
     async (req, reply) => {

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import { renderSearchResponse, validateOutputOptions } from './output/output.ts'
+import { SearchResponse } from './search.response.ts'
 import { SearchParams } from './search.schema.ts'
 import { normaliseSearch, runSearch, type SearchDeps } from './search.service.ts'
 
@@ -37,6 +39,7 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
       description: 'Google web results with feature blocks. GET takes the same parameters in the query string.',
     },
   }
-  app.get('/v1/search', { ...route, schema: { ...route.schema, querystring: SearchParams } }, handler)
-  app.post('/v1/search', { ...route, schema: { ...route.schema, body: SearchParams } }, handler)
+  const response = { 200: SearchResponse, ...errorResponses }
+  app.get('/v1/search', { ...route, schema: { ...route.schema, querystring: SearchParams, response } }, handler)
+  app.post('/v1/search', { ...route, schema: { ...route.schema, body: SearchParams, response } }, handler)
 }
