@@ -22,7 +22,13 @@ export function isDateline(line: string): boolean {
   if (line.length > 100) return false
   const head = DATELINE_HEAD.exec(line)
   if (!head) return false
-  const words = line.slice(head[0].length).match(/[\p{L}\p{N}]+/gu) ?? []
+  // "11:29 a.m." is one time of day, not two lowercase words of a sentence; "5 min read" is the
+  // reading time templates print next to the date.
+  const tail = line
+    .slice(head[0].length)
+    .replace(/\b([ap])\.\s?m\.?/gi, '$1m')
+    .replace(/\b\d+\s?min(?:ute)?s?\.? read\b/gi, '')
+  const words = tail.match(/[\p{L}\p{N}]+/gu) ?? []
   const lower = words.filter((w) => /^\p{Ll}/u.test(w) && !TAIL_FILLER.test(w)).length
   return words.length <= 8 && lower <= 1
 }

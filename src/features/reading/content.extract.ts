@@ -1,7 +1,9 @@
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler'
 import { isDateline } from './content.dateline.ts'
 import { linksLeaveSite, type Site, siteOf } from './content.links.ts'
-import { BLOCK_TAGS, collapse, findFirst, HEADING_TAGS, isElement, isText, removeNode, removeNodes, textOf } from './dom.utils.ts'
+import { isTeaserIndex } from './content.teasers.ts'
+import { dropTitleHeading } from './content.title.ts'
+import { BLOCK_TAGS, collapse, HEADING_TAGS, isElement, isText, removeNodes, textOf } from './dom.utils.ts'
 
 /**
  * Trawl's main-content extractor, on htmlparser2's DOM. Hand-written rather than Readability
@@ -66,7 +68,7 @@ const STRONG_NOISE =
 // Words that mark furniture only on an element holding little of the page's prose: sites put
 // them on wrappers too ("elementor-widget-wrap", "Page-ad-margins", "modal-enabled").
 const WEAK_NOISE =
-  /(?:^|[-_])(menu|meta|info|extra|aside|tools|utility|bottom|topbar|alert|notice|subscribe|subscription|signup|popup|modal|masthead|promo|advert|advertisement|ads?|inline-ad|sponsored|sponsor|teasers?|carousel|ticker|rail|toolbar|pagination|pager|print|rss|timestamp|meta-data|post-meta|entry-meta|article-meta|caption-credit|credits?|widget|banner|gallery|slideshow|slides?|lightbox)(?:[-_]|$)|^(hidden|is-hidden|visually-hidden|sr-only|screen-reader-text|invisible|d-none)$/i
+  /(?:^|[-_])(menu|meta|info|extra|aside|tools|utility|bottom|topbar|alert|notice|subscribe|subscription|signup|popup|modal|masthead|promo|advert|advertisement|ads?|inline-ad|sponsored|sponsor|teasers?|carousel|ticker|rail|toolbar|pagination|pager|print|rss|timestamp|meta-data|post-meta|entry-meta|article-meta|caption-credit|credits?|bio|widget|banner|gallery|slideshow|slides?|lightbox)(?:[-_]|$)|^(hidden|is-hidden|visually-hidden|sr-only|screen-reader-text|invisible|d-none)$/i
 const CONTENT_HINT = /(?:^|[-_])(article|content|entry|post|story|main|body|text|prose|blog|richtext|markdown)(?:[-_]|$)/i
 const FURNITURE_ROLES = /^(navigation|complementary|contentinfo|banner|menu|menubar|search|dialog|alert)$/i
 const NEVER_BY_CLASS = new Set(['html', 'body', 'main', 'article'])
@@ -258,13 +260,14 @@ export function cleanContent(pick: ContentPick, title: string | null, pageUrl?: 
   let top: ParentNode = root
   while (top.parent) top = top.parent
   const site = pageUrl ? siteOf(top, pageUrl, root) : null
+  const index = isTeaserIndex(root)
   const doomed: Element[] = []
   const visit = (el: Element) => {
     for (const c of el.children) {
       if (!isElement(c)) continue
       const s = stats.get(c)
       if (!s) continue
-      if (shouldDrop(c, s, rootGood, site)) doomed.push(c)
+      if (shouldDrop(c, s, rootGood, site, index)) doomed.push(c)
       else visit(c)
     }
   }
@@ -321,9 +324,11 @@ function isCaption(el: Element): boolean {
 
 const LISTS = new Set(['ul', 'ol', 'li'])
 
-function shouldDrop(el: Element, s: Stats, rootGood: number, site: Site | null): boolean {
+function shouldDrop(el: Element, s: Stats, rootGood: number, site: Site | null, index: boolean): boolean {
   if (s.boiler || isCaption(el)) return true
   if (s.text === 0) return false
+  // On a list of teasers the linked headlines are what the page says.
+  if (index && HEADING_TAGS.has(el.name)) return false
   const density = s.link / s.text
   if (density > 0.5 && s.good < 0.25 * rootGood && el.name !== 'a') {
     // A list whose every link leaves the site cites sources, products or downloads; lists of
@@ -371,22 +376,4 @@ function hasMedia(el: Element): boolean {
       return true
   }
   return false
-}
-
-const normTitle = (s: string) =>
-  s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim()
-
-function dropTitleHeading(root: Element, title: string): void {
-  const want = normTitle(title)
-  const matches = (h: Element) => {
-    const got = normTitle(textOf(h))
-    return !!got && (got === want || (want.includes(got) && got.length > 0.6 * want.length) || (got.includes(want) && want.length > 0.6 * got.length))
-  }
-  // The page's own title heading, wherever the template nests it: the first h1, else the first heading.
-  const h1 = findFirst(root, (el) => el.name === 'h1')
-  const first = h1 ?? findFirst(root, (el) => HEADING_TAGS.has(el.name))
-  if (first && matches(first)) removeNode(first)
 }

@@ -65,6 +65,8 @@ describe('content heuristics', () => {
     expect(isDateline('Posted on Oktober 27, 2015 by Admin')).toBe(true)
     expect(isDateline('UPDATED: Tue., Nov. 19, 2019')).toBe(true)
     expect(isDateline('First Published on Nov 20, 2019 01:38 pm')).toBe(true)
+    expect(isDateline('posted on April 21, 2015, at 11:29 a.m.')).toBe(true)
+    expect(isDateline('Published on: June 25, 2024 5 min read')).toBe(true)
     expect(isDateline('12. März 2019, 10:15 Uhr')).toBe(true)
     expect(isDateline('November 19, 2019 the man was arrested in Ohio.')).toBe(false)
     expect(isDateline('In May 2019 we moved.')).toBe(false)
@@ -108,5 +110,31 @@ describe('content heuristics', () => {
     )
     expect((md ?? '').split(line).length - 1).toBe(2)
     expect((md ?? '').split(cap).length - 1).toBe(1)
+  })
+
+  test('a paragraph-long block repeated by its sibling is kept', async () => {
+    const block = `${PROSE}${PROSE}${PROSE}`.trim()
+    const md = await read(`<article><div>${block}</div><div>${block}</div></article>`)
+    expect((md ?? '').split(block).length - 1).toBe(2)
+  })
+
+  test('linked headlines stay on a page of teasers, and are dropped from an article', async () => {
+    const teaser = (i: number) => `<div><h2><a href="/story-${i}">Headline number ${i} of the day</a></h2><p>${PROSE}</p></div>`
+    const front = await read(`<main>${[1, 2, 3, 4, 5, 6].map(teaser).join('')}</main>`)
+    expect(front).toContain('## [Headline number 6 of the day](https://example.com/story-6)')
+    const article = await read(`<main>${[1, 2].map(teaser).join('')}<p>${PROSE.repeat(3)}</p></main>`)
+    expect(article).not.toContain('Headline number')
+  })
+
+  test('a lone leading h1 worded like the title is the headline', async () => {
+    const page = (h1: string) =>
+      `<html><head><title>Twitter Lite arrives in Mexico, Venezuela and nine more countries</title></head><body><article><h1>${h1}</h1><p>${PROSE.repeat(4)}</p></article></body></html>`
+    expect(await read(page('Twitter Lite arrives in 11 Latin American countries'))).not.toContain('# Twitter')
+    expect(await read(page('Lorem ipsum'))).toContain('# Lorem ipsum')
+  })
+
+  test('an author bio box is furniture', () => {
+    const el = parseDocument('<div class="user-bio">x</div>').children[0] as Element
+    expect(furnitureLevel(el)).toBe(1)
   })
 })

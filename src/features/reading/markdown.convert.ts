@@ -1,4 +1,4 @@
-import type { AnyNode, Element } from 'domhandler'
+import type { AnyNode, Element, ParentNode } from 'domhandler'
 import { absoluteUrl, BLOCK_TAGS, isElement, isText, rawText, textOf } from './dom.utils.ts'
 
 /**
@@ -60,20 +60,28 @@ function escapeLineStart(line: string): string {
   return line.replace(/^(\s*)([#>+-]|\d+[.)])(?=\s)/, '$1\\$2').replace(/^(\s*)(={3,}|-{3,})\s*$/, '$1\\$2')
 }
 
+/** A repeated block this long is a paragraph, not a caption or a sticky lead. */
+const REPEATED_PARAGRAPH = 200
+
 class Writer {
   /**
    * Text blocks already written: galleries and sticky headers repeat the same caption or lead in
    * their own wrappers. A real <p> is never dropped as a repeat: menus, recipes and lyrics repeat
-   * whole lines on purpose.
+   * whole lines on purpose. So is a paragraph-sized block repeated by a sibling of the block that
+   * first held it: a template duplicates text in another wrapper and a gallery repeats a caption
+   * slide after slide, but only an author repeats a whole paragraph in the next block.
    */
-  private readonly seen = new Set<string>()
+  private readonly seen = new Map<string, ParentNode | null>()
   constructor(private readonly o: WriteOptions) {}
 
-  private fresh(block: string, paragraph: boolean): boolean {
+  private fresh(block: string, paragraph: boolean, holder: ParentNode | null): boolean {
     if (block.length < 50 || paragraph || this.o.keepRepeats) return true
-    if (this.seen.has(block)) return false
-    this.seen.add(block)
-    return true
+    if (!this.seen.has(block)) {
+      this.seen.set(block, holder)
+      return true
+    }
+    const first = this.seen.get(block)
+    return block.length >= REPEATED_PARAGRAPH && !!holder?.parent && first !== holder && first?.parent === holder.parent
   }
 
   /** Renders a sequence of nodes as blocks separated by blank lines. */
@@ -83,7 +91,7 @@ class Writer {
     const flush = () => {
       if (run.length === 0) return
       const para = this.inline(run).trim()
-      if (para && this.fresh(para, paragraph))
+      if (para && this.fresh(para, paragraph, run[0]?.parent ?? null))
         out.push(
           this.o.plain
             ? para
