@@ -1,12 +1,8 @@
+import { bm25Scores, tokenize } from '../../text/bm25.ts'
 import type { Highlight } from './reading.types.ts'
 
-/**
- * BM25 over ~600-character passages of the page. Deterministic by construction: no randomness,
- * scores rounded to 4 decimals, ties broken by position on the page.
- */
+/** BM25 (src/text/bm25.ts) over ~600-character passages of the page, each with its nearest heading. */
 
-const K1 = 1.2
-const B = 0.75
 const TARGET = 600
 
 interface Passage {
@@ -14,8 +10,6 @@ interface Passage {
   heading: string | null
   index: number
 }
-
-const tokenize = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
 
 const HEADING = /^(#{1,6})\s+(.+)$/
 
@@ -55,30 +49,16 @@ export function splitPassages(content: string): Passage[] {
   return passages
 }
 
-/** The `count` passages that best match `query`, best first. */
+/** The `count` passages that best match `query`, best first (ties keep page order). */
 export function rankHighlights(content: string, query: string, count: number): Highlight[] {
   const passages = splitPassages(content)
-  const terms = [...new Set(tokenize(query))]
-  if (passages.length === 0 || terms.length === 0 || count <= 0) return []
-  const docs = passages.map((p) => tokenize(p.text))
-  const avg = docs.reduce((a, d) => a + d.length, 0) / docs.length || 1
-  const df = new Map<string, number>()
-  for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1)
-  const n = docs.length
-  const scored = passages.map((p, i) => {
-    const d = docs[i]!
-    const tf = new Map<string, number>()
-    for (const t of d) tf.set(t, (tf.get(t) ?? 0) + 1)
-    let score = 0
-    for (const t of terms) {
-      const f = tf.get(t)
-      if (!f) continue
-      const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5))
-      score += (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * d.length) / avg))
-    }
-    return { p, score: Math.round(score * 1e4) / 1e4 }
-  })
-  return scored
+  if (passages.length === 0 || count <= 0) return []
+  const scores = bm25Scores(
+    passages.map((p) => tokenize(p.text)),
+    query,
+  )
+  return passages
+    .map((p, i) => ({ p, score: scores[i] ?? 0 }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.p.index - b.p.index)
     .slice(0, count)
