@@ -231,6 +231,21 @@ describe('failures', () => {
   })
 })
 
+describe('options for callers that read status and bytes themselves (robots.txt)', () => {
+  test('acceptErrorStatus returns a 4xx/5xx answer with an empty body instead of throwing', async () => {
+    routes['/down'] = (_q, res) => res.writeHead(503, { 'content-type': 'text/html' }).end('<p>down</p>')
+    const r = await safeFetch(`${main.base}/down`, { ...open_, acceptErrorStatus: true })
+    expect([r.status, r.body.length, r.text]).toEqual([503, 0, ''])
+    expect((await safeFetch(`${main.base}/missing`, { ...open_, acceptErrorStatus: true })).status).toBe(404)
+  })
+
+  test('anyContentType reads a body whatever its type says', async () => {
+    routes['/img'] = html('User-agent: *\nDisallow: /', 'image/png')
+    const r = await safeFetch(`${main.base}/img`, { ...open_, anyContentType: true })
+    expect([r.contentType, r.text]).toEqual(['text', 'User-agent: *\nDisallow: /'])
+  })
+})
+
 describe('content sniffing and charsets', () => {
   test('a PDF served as octet-stream is a pdf', async () => {
     routes['/doc'] = html(Buffer.from('%PDF-1.4\n%...'), 'application/octet-stream')

@@ -22,6 +22,16 @@ export interface SafeFetchOptions {
    * prove that a redirect to another is refused, without ever sending traffic off the machine.
    */
   addressPolicy?: AddressPolicy
+  /**
+   * Return 4xx/5xx answers instead of throwing upstream_error, for callers whose rules depend on
+   * the status (robots.txt). Their body is discarded, not read: it is returned empty.
+   */
+  acceptErrorStatus?: boolean
+  /**
+   * Skip the content-type check and decode any body as text: robots.txt and sitemaps arrive as
+   * text/html, octet-stream or odder types, and the caller parses the bytes itself.
+   */
+  anyContentType?: boolean
 }
 
 export interface SafeFetchResult {
@@ -84,6 +94,22 @@ function agentFor(policy: AddressPolicy, timeoutMs: number): Agent {
     if (policy === publicOnly || policy === allowAll) agents.set(policy, agent)
   }
   return agent
+}
+
+/**
+ * The same guarded connections for callers that speak HTTP themselves (webhook POSTs, which must
+ * not follow redirects): each connection's resolved address is judged exactly as in safeFetch.
+ * `release()` closes a pool built for a test's own policy; the shared pools stay open.
+ */
+export function guardedDispatcher(opts: { allowPrivateNetwork: boolean; timeoutMs: number; addressPolicy?: AddressPolicy }) {
+  const policy = opts.addressPolicy ?? (opts.allowPrivateNetwork ? allowAll : publicOnly)
+  const dispatcher = agentFor(policy, opts.timeoutMs)
+  return {
+    dispatcher,
+    release: () => {
+      if (!agents.has(policy)) void dispatcher.close()
+    },
+  }
 }
 
 /**
@@ -179,7 +205,7 @@ function decompress(body: Buffer, encoding: string | undefined, maxBytes: number
   return out
 }
 
-function findBlocked(e: unknown): BlockedAddressError | undefined {
+export function findBlocked(e: unknown): BlockedAddressError | undefined {
   for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
     if (cur instanceof BlockedAddressError) return cur
   }
@@ -218,6 +244,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
       }
       if (res.statusCode >= 400) {
         discard(res.body)
+        if (opts.acceptErrorStatus) return { url: url.href, status: res.statusCode, headers, contentType: 'text', body: Buffer.alloc(0), text: '' }
         throw new ApiError('upstream_error', `page answered HTTP ${res.statusCode}`)
       }
       const declared = Number(headers['content-length'])
@@ -227,7 +254,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
       }
       const raw = await readCapped(res.body, maxBytes)
       const body = decompress(raw, headers['content-encoding'], maxBytes)
-      const contentType = sniffContentKind(body, headers['content-type'])
+      const contentType = opts.anyContentType ? 'text' : sniffContentKind(body, headers['content-type'])
       const result: SafeFetchResult = { url: url.href, status: res.statusCode, headers, contentType, body }
       if (contentType !== 'pdf') {
         const decoded = decodeText(body, headers['content-type'], contentType)
