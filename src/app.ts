@@ -7,9 +7,12 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { ApiError } from './errors.ts'
 import { accountRoutes } from './features/accounts/account.routes.ts'
 import { adminRoutes } from './features/accounts/admin.routes.ts'
+import { crawlRoutes } from './features/crawl/crawl.routes.ts'
 import { dashboardApiRoutes } from './features/dashboard/dashboard-api.routes.ts'
+import { webhookSettingsRoutes } from './features/dashboard/webhook-settings.routes.ts'
 import { docsRoutes } from './features/docs/docs.routes.ts'
 import { healthRoutes } from './features/health/health.routes.ts'
+import { mapRoutes } from './features/map/map.routes.ts'
 import { readingRoutes } from './features/reading/reading.routes.ts'
 import { searchRoutes } from './features/search/search.routes.ts'
 import { keyFromRequest } from './http/auth.ts'
@@ -93,7 +96,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   adminRoutes(app, services)
   searchRoutes(app, deps)
   readingRoutes(app, deps)
+  mapRoutes(app, deps)
+  crawlRoutes(app, deps)
   dashboardApiRoutes(app, services)
+  webhookSettingsRoutes(app, services)
   docsRoutes(app)
   return app
 }

@@ -2,6 +2,8 @@ import type { Redis } from 'ioredis'
 import { connectRedis } from './cache/redis.ts'
 import { databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
+import type { RobotsCache } from './features/crawl/robots/robots.cache.ts'
+import { createRobotsCache } from './features/crawl/site.discovery.ts'
 import { googleEngine } from './features/search/engines/google/google.engine.ts'
 import type { SearchEngine } from './features/search/engines/search-engine.ts'
 import { createUpstreamClient, type UpstreamClient } from './features/search/engines/upstream/upstream-client.ts'
@@ -19,6 +21,8 @@ export interface Services {
   keys: KeyCache
   upstream: UpstreamClient
   engines: Map<string, SearchEngine>
+  /** robots.txt per origin, shared by map and crawl. */
+  robots: RobotsCache
   close(): Promise<void>
 }
 
@@ -36,6 +40,7 @@ export async function openServices(config: Config): Promise<Services> {
     keys: new KeyCache(store, config.keyCacheMs),
     upstream,
     engines,
+    robots: createRobotsCache(config),
     async close() {
       await upstream.close()
       redis?.disconnect()

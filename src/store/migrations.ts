@@ -100,6 +100,68 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute()
       },
     },
+    '0002_webhook_deliveries': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('event', 'text', (c) => c.notNull())
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('run_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('last_error', 'text')
+          .addColumn('last_status_code', 'integer')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('delivered_at', 'bigint')
+          .execute()
+        // claimDue's scan: queued rows by due time, and running rows whose lease may have expired.
+        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'run_at']).execute()
+      },
+    },
+    '0003_crawls': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('crawls')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('request', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('run_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('cancel_requested', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('progress', 'text')
+          .addColumn('result', 'text')
+          .addColumn('error', 'text')
+          .addColumn('credits_reserved_mc', 'bigint', (c) => c.notNull())
+          .addColumn('credits_used_mc', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('webhook_url', 'text')
+          .addColumn('webhook_delivery_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('started_at', 'bigint')
+          .addColumn('completed_at', 'bigint')
+          .addColumn('expires_at', 'bigint')
+          .execute()
+        await db.schema.createIndex('crawls_due').on('crawls').columns(['status', 'run_at']).execute()
+        await db.schema.createIndex('crawls_account').on('crawls').columns(['account_id', 'status']).execute()
+        // Pages already paid for: a crawl restarted after a crash reads them again for free.
+        await db.schema
+          .createTable('crawl_pages')
+          .addColumn('crawl_id', 'text', (c) => c.notNull())
+          .addColumn('url_key', 'text', (c) => c.notNull())
+          .addColumn('charged_mc', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('crawl_pages_pk', ['crawl_id', 'url_key'])
+          .execute()
+      },
+    },
   }
 }
 

@@ -14,6 +14,9 @@ export interface Tables {
   cache_entries: CacheEntryRow
   reservations: ReservationRow
   sessions: SessionRow
+  webhook_deliveries: WebhookDeliveryRow
+  crawls: CrawlRow
+  crawl_pages: CrawlPageRow
 }
 
 export interface AccountRow {
@@ -104,4 +107,61 @@ export interface SessionRow {
   user_id: string
   created_at: number
   expires_at: number
+}
+
+/**
+ * One signed webhook (crawl.completed, batch.completed, monitor.results) and its attempts. A leased
+ * work row (jobs/lease.ts): 'queued' waits for `run_at`, 'running' is an attempt in flight, then
+ * 'delivered' or 'failed'. `id` is the X-Trawl-Delivery id, the same on every retry.
+ */
+export interface WebhookDeliveryRow {
+  id: string
+  account_id: string
+  event: 'crawl.completed' | 'batch.completed' | 'monitor.results'
+  url: string
+  /** The exact body sent on every attempt (JSON text): signatures cover these bytes. */
+  payload: string
+  status: 'queued' | 'running' | 'delivered' | 'failed'
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  last_error: string | null
+  last_status_code: number | null
+  created_at: number
+  delivered_at: number | null
+}
+
+/** An asynchronous crawl: a leased work row (jobs/lease.ts) with its request, progress and result. */
+export interface CrawlRow {
+  id: string
+  account_id: string
+  key_id: string
+  request_id: string
+  /** The normalised request, JSON. */
+  request: string
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  cancel_requested: number
+  progress: string | null
+  result: string | null
+  error: string | null
+  credits_reserved_mc: number
+  credits_used_mc: number
+  webhook_url: string | null
+  webhook_delivery_id: string | null
+  created_at: number
+  started_at: number | null
+  completed_at: number | null
+  /** completed_at + 24 h: GET answers 404 after it. */
+  expires_at: number | null
+}
+
+export interface CrawlPageRow {
+  crawl_id: string
+  url_key: string
+  charged_mc: number
 }

@@ -13,8 +13,14 @@ export function newApiKey() {
 
 export const looksLikeApiKey = (s: string) => KEY_PATTERN.test(s)
 
+export const WEBHOOK_SECRET_PREFIX = 'whsec_'
+
+/**
+ * `whsec_` + standard (padded) base64 of 32 random bytes: the Standard Webhooks secret format, so
+ * receivers using a Standard Webhooks library verify `webhook-signature` with the secret as shown.
+ */
 export function newWebhookSecret() {
-  return `whsec_${randomBytes(32).toString('base64url')}`
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`
 }
 
 export function sha256(text: string): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
-import type { Store } from '../../store/database.ts'
+import type { Store, Tx } from '../../store/database.ts'
 import type { ReservationRow } from '../../store/schema.ts'
 import { bumpCounters, findCounter, insertReservation, lockAccount, moveBalance, staleReservations, takeReservation } from './credits.store.ts'
 import { periods, toCredits } from './money.ts'
@@ -117,6 +117,29 @@ export async function settle(store: Store, r: Reservation, usedMc: number): Prom
       return moveBalance(tx, r.payer.accountId, refund, { kind: 'refund', key_id: r.payer.keyId, request_id: r.requestId, endpoint: r.endpoint }, Date.now())
     }
     return account.balance_mc
+  })
+}
+
+/**
+ * Gives back the unused part of a charge() that held credits for long work (a crawl reserves its
+ * `limit` up front). Counted against the period of the original charge. Returns the balance after.
+ */
+export async function refund(
+  store: Store,
+  payer: Omit<Payer, 'keyLimitMc'>,
+  amountMc: number,
+  charge: { at: number; requestId: string; endpoint: string; wholeCharge: boolean },
+  /** Run inside the caller's transaction (a crawl's final state and its refund commit together). */
+  tx?: Tx,
+) {
+  const { requestId, endpoint } = charge
+  const { month, day } = periods(new Date(charge.at))
+  const run = <T>(fn: (tx: Tx) => Promise<T>) => (tx ? fn(tx) : store.transaction(fn))
+  return run(async (tx) => {
+    await lockAccount(tx, payer.accountId)
+    // Refunding the whole charge means the call cost nothing: it stops counting as a request.
+    await countUsage(tx, { account_id: payer.accountId, key_id: payer.keyId, period_month: month, period_day: day }, -amountMc, charge.wholeCharge ? -1 : 0)
+    return moveBalance(tx, payer.accountId, amountMc, { kind: 'refund', key_id: payer.keyId, request_id: requestId, endpoint }, Date.now())
   })
 }
 

@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
 import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
+import { extractPageLinks, type PageLink } from '../crawl/page-links.ts'
 import { toMc } from '../credits/money.ts'
 import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
 import { rankHighlights } from './highlights.rank.ts'
@@ -30,6 +31,8 @@ export interface PageReadOptions extends ReadOptions {
   /** Deadline for the fetch (all redirects and the body); 0 or less fails at once as upstream_timeout. */
   timeoutMs: number
   signal?: AbortSignal
+  /** Crawls: also return every link of the page (navigation included), not only the content's. */
+  discoverLinks?: boolean
 }
 
 /** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
@@ -59,6 +62,8 @@ export interface PageRead {
   trimmed: boolean
   /** No readable content: the content field is ''. Never cached; callers decide (extract: empty_page). */
   empty: boolean
+  /** With discoverLinks: every link of the page, for crawls to follow. */
+  pageLinks?: PageLink[]
 }
 
 /** What the cache holds: the full, untrimmed read, so later calls can trim and rank differently. */
@@ -73,6 +78,8 @@ interface StoredPage {
   images?: string[]
   /** HTML reads keep a Markdown rendering too: passages are ranked on text, not on markup. */
   highlight_source?: string
+  /** With discoverLinks: every link of the raw page. */
+  page_links?: PageLink[]
 }
 
 /** Price of one page read: 1 credit live, half from the cache (SPEC "Credit prices": webpage, extract, crawl). */
@@ -113,8 +120,9 @@ export function proxyForCountry(config: Pick<Config, 'proxyPools'>, country: str
   return urls[Math.floor(Math.random() * urls.length)]!
 }
 
-export function pageCacheKey(url: string, opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country'>): string {
+export function pageCacheKey(url: string, opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks'>): string {
   const parts = [url, opts.format, opts.includeLinks === true, opts.includeImages === true, opts.country ?? null]
+  if (opts.discoverLinks) parts.push('page_links')
   return `page:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`
 }
 
@@ -156,6 +164,7 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
       content: read.empty ? '' : (read[opts.format] ?? ''),
     }
     if (opts.includeLinks) stored.links = read.links ?? []
+    if (opts.discoverLinks) stored.page_links = fetched.text && fetched.contentType !== 'pdf' ? extractPageLinks(fetched.text, fetched.url) : []
     if (opts.includeImages) stored.images = read.images ?? []
     if (read.empty) return shapePage(stored, opts, null, true)
     if (opts.format === 'html') {
@@ -170,7 +179,7 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
 
 /** Applies the per-call options (highlights, max_tokens) to a stored read. */
 function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): PageRead {
-  const { content: full, highlight_source, links, images, ...facts } = page
+  const { content: full, highlight_source, links, images, page_links, ...facts } = page
   const result: PageResult = { ...facts, cached: cachedAt != null }
   if (cachedAt != null) result.cached_at = new Date(cachedAt).toISOString()
   let content = full
@@ -183,7 +192,9 @@ function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | n
   if (opts.query && opts.highlights && opts.highlights > 0) {
     result.highlights = empty ? [] : rankHighlights(highlight_source ?? full, opts.query, Math.min(opts.highlights, 10))
   }
-  return { result, cached: cachedAt != null, cachedAt: result.cached_at, tokens: countTokens(content), trimmed, empty }
+  const read: PageRead = { result, cached: cachedAt != null, cachedAt: result.cached_at, tokens: countTokens(content), trimmed, empty }
+  if (opts.discoverLinks) read.pageLinks = page_links ?? []
+  return read
 }
 
 /**

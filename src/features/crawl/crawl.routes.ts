@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { errorResponses } from '../../http/error-schema.ts'
+import { parseInput, parseWith } from '../../http/parse-input.ts'
+import type { Store } from '../../store/database.ts'
+import { toMc } from '../credits/money.ts'
+import { CrawlIdParams, CrawlParams } from './crawl.schema.ts'
+import { cancelCrawl, getCrawl, startCrawl } from './crawl.service.ts'
+
+/** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
+export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number }) {
+  const schema = { tags: ['crawl'], response: errorResponses }
+  const idOf = (params: unknown) => parseWith(CrawlIdParams, params).id
+
+  app.post(
+    '/v1/crawl',
+    {
+      config: { auth: 'key', billed: true },
+      schema: {
+        ...schema,
+        summary: 'Start a crawl',
+        description: 'Returns 202 with the task; `limit` credits are reserved and the unused part refunded.',
+        body: CrawlParams,
+      },
+    },
+    async (req, reply) => {
+      const { task, balanceMc } = await startCrawl(deps.store, req.auth, parseInput(CrawlParams, req), req.id)
+      // The reservation is what this call debited; the crawl refunds the unread part when it ends.
+      setBillingHeaders(req, reply, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false, tokens: 0 }, deps.usdPerCredit)
+      return reply.code(202).send(task)
+    },
+  )
+  app.get(
+    '/v1/crawl/:id',
+    { config: { auth: 'key' }, schema: { ...schema, summary: 'Crawl progress, and the result when it has ended (kept 24 hours)' } },
+    async (req) => getCrawl(deps.store, req.auth.accountId, idOf(req.params)),
+  )
+  app.delete('/v1/crawl/:id', { config: { auth: 'key' }, schema: { ...schema, summary: 'Cancel a crawl' } }, async (req) =>
+    cancelCrawl(deps.store, req.auth.accountId, idOf(req.params)),
+  )
+}

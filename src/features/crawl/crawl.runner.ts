@@ -1,0 +1,253 @@
+import { tokenize } from '../../text/bm25.ts'
+import type { PageLink } from './page-links.ts'
+
+/**
+ * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 reads in
+ * flight, robots rules and Crawl-delay, and every limit of SPEC "Crawl". Its collaborators come in
+ * through `CrawlEnv` so the loop can be tested and reused (a monitor or a batch could drive it).
+ */
+
+export const CRAWL_CONCURRENCY = 5
+export const CRAWL_TIME_LIMIT_MS = 30 * 60_000
+export const CRAWL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
+
+export type StoppedReason = 'done' | 'limit' | 'time_limit' | 'size_limit' | 'too_many_failures' | 'canceled'
+
+export interface CrawlPlan {
+  startUrl: string
+  limit: number
+  maxDepth: number
+  sitemap: 'include' | 'only' | 'skip'
+  query?: string
+  /** Path filters; the start page is always read. */
+  follow: (url: string) => boolean
+  /** Canonical form of a URL, or null when it is not an http(s) page of this site. */
+  canonical: (raw: string, base?: string) => string | null
+  /** De-duplication key (www., scheme and trailing slash folded). */
+  key: (url: string) => string
+}
+
+export interface RobotsView {
+  statusText: string
+  /** robots.txt answered 5xx or could not be reached: only the start page is read. */
+  blocked: boolean
+  isAllowed: (url: string) => boolean
+  crawlDelayMs: number | null
+  sitemaps: string[]
+}
+
+export interface ReadOutcome {
+  ok: true
+  /** Final URL after redirects. */
+  url: string
+  page: Record<string, unknown>
+  links: PageLink[]
+  bytes: number
+  cached: boolean
+}
+
+export interface ReadFailure {
+  ok: false
+  error: { code: string; message: string }
+}
+
+export interface CrawlEnv {
+  robots: () => Promise<RobotsView>
+  sitemapUrls: (sitemaps: string[], maxUrls: number) => Promise<string[]>
+  read: (url: string) => Promise<ReadOutcome | ReadFailure>
+  /** A page came back: count it (once per page across restarts: the store decides). */
+  onPage: (key: string, cached: boolean) => Promise<void>
+  onProgress: (p: CrawlProgress) => void
+  canceled: () => boolean
+  now?: () => number
+  sleep?: (ms: number) => Promise<void>
+}
+
+export interface CrawlProgress {
+  pages_done: number
+  pages_failed: number
+  pages_queued: number
+  pages_discovered: number
+  limit: number
+}
+
+export interface CrawlOutcome {
+  pages: Record<string, unknown>[]
+  failed: { url: string; error: { code: string; message: string } }[]
+  stats: {
+    pages: number
+    failed: number
+    seconds: number
+    discovered: number
+    queued: number
+    duplicates: number
+    sitemap_urls: number
+    robots: string
+    robots_disallowed: number
+    robots_blocked: boolean
+    crawl_delay_ms: number | null
+    stopped: StoppedReason
+  }
+}
+
+interface Item {
+  url: string
+  depth: number
+  score: number
+  order: number
+}
+
+/** Enough failures to stop: at least 10, and more than twice the pages read. */
+const tooManyFailures = (failed: number, done: number) => failed >= 10 && failed > done * 2
+
+export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOutcome> {
+  const now = env.now ?? Date.now
+  const sleep = env.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const started = now()
+  const queryTerms = plan.query ? new Set(tokenize(plan.query)) : null
+  const pages: CrawlOutcome['pages'] = []
+  const failed: CrawlOutcome['failed'] = []
+  const seen = new Set<string>()
+  const frontier: Item[] = []
+  let order = 0
+  let duplicates = 0
+  let discovered = 0
+  let sitemapUrls = 0
+  let robotsDisallowed = 0
+  let bytes = 0
+  let stopped: StoppedReason | null = null
+
+  const robots = await env.robots()
+  const score = (url: string, text = '') => {
+    if (!queryTerms) return 0
+    let hits = 0
+    for (const t of new Set([...tokenize(url), ...tokenize(text)])) if (queryTerms.has(t)) hits++
+    return hits
+  }
+  /** Adds a URL to the frontier once; returns false for duplicates and off-site URLs. */
+  const enqueue = (raw: string, depth: number, text?: string, base?: string) => {
+    const url = plan.canonical(raw, base)
+    if (!url) return false
+    const key = plan.key(url)
+    if (seen.has(key)) {
+      duplicates++
+      return false
+    }
+    seen.add(key)
+    discovered++
+    frontier.push({ url, depth, score: score(url, text), order: order++ })
+    return true
+  }
+  const progress = (inFlight: number) =>
+    env.onProgress({
+      pages_done: pages.length,
+      pages_failed: failed.length,
+      pages_queued: frontier.length + inFlight,
+      pages_discovered: discovered,
+      limit: plan.limit,
+    })
+
+  enqueue(plan.startUrl, 0)
+  if (!robots.blocked && plan.sitemap !== 'skip' && plan.maxDepth >= 1) {
+    for (const url of await env.sitemapUrls(robots.sitemaps, Math.min(plan.limit * 10, 5000))) {
+      // Sitemap pages count as depth 1 (SPEC); the filters apply as to any link.
+      if (plan.follow(url) && enqueue(url, 1)) sitemapUrls++
+    }
+  }
+
+  // Best first with a query (stable by discovery order), breadth first without.
+  const next = (): Item | undefined => {
+    if (!queryTerms) return frontier.shift()
+    let best = 0
+    for (let i = 1; i < frontier.length; i++) {
+      const a = frontier[i]!
+      const b = frontier[best]!
+      if (a.score > b.score || (a.score === b.score && a.depth < b.depth)) best = i
+    }
+    return frontier.splice(best, 1)[0]
+  }
+
+  let nextSlot = 0 // Crawl-delay: earliest start of the next fetch
+  const inFlight = new Set<Promise<void>>()
+  const visit = async (item: Item) => {
+    if (robots.crawlDelayMs) {
+      const wait = nextSlot - now()
+      nextSlot = Math.max(now(), nextSlot) + robots.crawlDelayMs
+      if (wait > 0) await sleep(wait)
+    }
+    const outcome = await env.read(item.url)
+    if (!outcome.ok) {
+      failed.push({ url: item.url, error: outcome.error })
+      return
+    }
+    if (pages.length >= plan.limit) return // finished late, after the limit was reached by others
+    // Redirects folded: the final URL is a page of its own, never to be read again.
+    const finalKey = plan.key(outcome.url)
+    if (finalKey !== plan.key(item.url)) {
+      if (seen.has(finalKey) && pages.some((p) => plan.key(String(p.url)) === finalKey)) {
+        duplicates++
+        return
+      }
+      seen.add(finalKey)
+    }
+    await env.onPage(finalKey, outcome.cached)
+    pages.push({ url: outcome.url, depth: item.depth, ...outcome.page })
+    bytes += outcome.bytes
+    if (item.depth < plan.maxDepth && plan.sitemap !== 'only' && !robots.blocked) {
+      for (const link of outcome.links) {
+        const url = plan.canonical(link.url, outcome.url)
+        if (url && plan.follow(url)) enqueue(url, item.depth + 1, link.text)
+      }
+    }
+  }
+
+  while (true) {
+    if (env.canceled()) stopped = 'canceled'
+    else if (pages.length >= plan.limit) stopped = 'limit'
+    else if (now() - started > CRAWL_TIME_LIMIT_MS) stopped = 'time_limit'
+    else if (bytes > CRAWL_SIZE_LIMIT_BYTES) stopped = 'size_limit'
+    else if (tooManyFailures(failed.length, pages.length)) stopped = 'too_many_failures'
+    if (stopped) break
+    // Never more reads in flight than pages still wanted: the limit is not overshot.
+    const wanted = plan.limit - pages.length
+    if (frontier.length > 0 && inFlight.size < Math.min(CRAWL_CONCURRENCY, wanted)) {
+      const item = next()!
+      if (item.depth > 0 && !robots.isAllowed(item.url)) {
+        robotsDisallowed++
+        continue
+      }
+      if (item.depth > 0 && robots.blocked) continue
+      const task: Promise<void> = visit(item).finally(() => {
+        inFlight.delete(task)
+        progress(inFlight.size)
+      })
+      inFlight.add(task)
+      continue
+    }
+    if (inFlight.size === 0) {
+      stopped = 'done'
+      break
+    }
+    await Promise.race(inFlight)
+  }
+  await Promise.all(inFlight)
+  progress(0)
+  return {
+    pages: pages.slice(0, plan.limit),
+    failed,
+    stats: {
+      pages: Math.min(pages.length, plan.limit),
+      failed: failed.length,
+      seconds: Math.round((now() - started) / 100) / 10,
+      discovered,
+      queued: frontier.length,
+      duplicates,
+      sitemap_urls: sitemapUrls,
+      robots: robots.statusText,
+      robots_disallowed: robotsDisallowed,
+      robots_blocked: robots.blocked,
+      crawl_delay_ms: robots.crawlDelayMs,
+      stopped,
+    },
+  }
+}

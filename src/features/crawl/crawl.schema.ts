@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { flag, maxAge } from '../search/search.params.ts'
+import { pathPatterns, sitemapMode, siteUrl } from './site.params.ts'
+
+/** POST /v1/crawl (SPEC "Crawl"). */
+export const CrawlParams = z.strictObject({
+  url: siteUrl.describe('start page; always read'),
+  limit: z
+    .number({ error: 'limit must be an integer between 1 and 1,000' })
+    .int('limit must be an integer between 1 and 1,000')
+    .min(1, 'limit must be between 1 and 1,000')
+    .max(1000, 'limit must be between 1 and 1,000')
+    .optional()
+    .describe('pages to read, 1 to 1,000 (default 25); this many credits are reserved'),
+  max_depth: z
+    .number({ error: 'max_depth must be an integer between 0 and 10' })
+    .int('max_depth must be an integer between 0 and 10')
+    .min(0, 'max_depth must be between 0 and 10')
+    .max(10, 'max_depth must be between 0 and 10')
+    .optional()
+    .describe('link hops, 0 to 10 (default 2); sitemap pages count as 1'),
+  include_paths: pathPatterns('include_paths').optional().describe('follow only matching URL paths'),
+  exclude_paths: pathPatterns('exclude_paths').optional().describe('never follow matching URL paths'),
+  include_subdomains: flag('include_subdomains').optional(),
+  sitemap: sitemapMode.optional().describe('include (default), only (start page and sitemap URLs, no links followed), skip'),
+  query: z
+    .string()
+    .trim()
+    .min(1, 'query must not be empty')
+    .max(512, 'query must be at most 512 characters')
+    .optional()
+    .describe('best-first order by URL and link-text match'),
+  ignore_query_parameters: flag('ignore_query_parameters').optional(),
+  format: z.enum(['markdown', 'text'], { error: 'format must be markdown or text' }).optional(),
+  include_links: flag('include_links').optional(),
+  max_tokens: z
+    .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
+    .int('max_tokens must be an integer between 100 and 100,000')
+    .min(100, 'max_tokens must be between 100 and 100,000')
+    .max(100_000, 'max_tokens must be between 100 and 100,000')
+    .optional(),
+  max_age: maxAge.optional().describe('accept cached pages up to this many seconds old, 0.5 credit each'),
+  webhook_url: z
+    .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })
+    .max(2048, 'webhook_url must be at most 2,048 characters')
+    .optional()
+    .describe('receives the signed crawl.completed event; default: the account webhook'),
+})
+
+export type CrawlParams = z.infer<typeof CrawlParams>
+
+export const CrawlIdParams = z.strictObject({ id: z.string().min(1).max(64) })

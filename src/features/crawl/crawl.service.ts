@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto'
+import { ApiError } from '../../errors.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import type { Store } from '../../store/database.ts'
+import type { CrawlRow } from '../../store/schema.ts'
+import { charge, refund } from '../credits/credits.service.ts'
+import { toMc } from '../credits/money.ts'
+import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
+import type { CrawlParams } from './crawl.schema.ts'
+import { countActiveCrawls, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
+import { toCrawlView } from './crawl.view.ts'
+import { wakeCrawlWorkers } from './crawl.wake.ts'
+
+export const MAX_ACTIVE_CRAWLS = 20
+export const CRAWL_RESULT_TTL_MS = 24 * 3600_000
+
+/** The request as stored and echoed: defaults filled in. */
+export type CrawlRequest = ReturnType<typeof normaliseCrawl>
+
+export function normaliseCrawl(p: CrawlParams) {
+  return {
+    url: p.url,
+    limit: p.limit ?? 25,
+    max_depth: p.max_depth ?? 2,
+    include_paths: p.include_paths ?? [],
+    exclude_paths: p.exclude_paths ?? [],
+    include_subdomains: p.include_subdomains ?? false,
+    sitemap: p.sitemap ?? 'include',
+    query: p.query,
+    ignore_query_parameters: p.ignore_query_parameters ?? false,
+    format: p.format ?? 'markdown',
+    include_links: p.include_links ?? false,
+    max_tokens: p.max_tokens,
+    max_age: p.max_age,
+  }
+}
+
+/**
+ * POST /v1/crawl: at most 20 queued or running per account, `limit` credits debited up front (the
+ * worker refunds what was not read), then a queued row for a worker to claim.
+ */
+export async function startCrawl(store: Store, auth: AuthContext, params: CrawlParams, requestId: string) {
+  if ((await countActiveCrawls(store.db, auth.accountId)) >= MAX_ACTIVE_CRAWLS) {
+    throw new ApiError('rate_limited', `at most ${MAX_ACTIVE_CRAWLS} crawls may be queued or running at once; wait for one to finish`, {
+      retryAfterSeconds: 30,
+    })
+  }
+  const request = normaliseCrawl(params)
+  const reservedMc = toMc(request.limit)
+  const now = Date.now()
+  const balanceMc = await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, reservedMc, requestId, '/v1/crawl')
+  const row: CrawlRow = {
+    id: randomUUID(),
+    account_id: auth.accountId,
+    key_id: auth.keyId,
+    request_id: requestId,
+    request: JSON.stringify(request),
+    status: 'queued',
+    run_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    attempts: 0,
+    cancel_requested: 0,
+    progress: null,
+    result: null,
+    error: null,
+    credits_reserved_mc: reservedMc,
+    credits_used_mc: 0,
+    webhook_url: params.webhook_url ?? null,
+    webhook_delivery_id: null,
+    created_at: now,
+    started_at: null,
+    completed_at: null,
+    expires_at: null,
+  }
+  try {
+    await insertCrawl(store.db, row)
+  } catch (err) {
+    await refund(store, { accountId: auth.accountId, keyId: auth.keyId }, reservedMc, { at: now, requestId, endpoint: '/v1/crawl', wholeCharge: true })
+    throw err
+  }
+  wakeCrawlWorkers(store)
+  return { task: toCrawlView(row, null), balanceMc }
+}
+
+async function visibleCrawl(store: Store, accountId: string, id: string) {
+  const row = await findCrawl(store.db, accountId, id)
+  if (!row || (row.expires_at != null && row.expires_at <= Date.now())) {
+    throw new ApiError('not_found', `crawl ${id} does not exist, belongs to another account, or its result expired (kept 24 hours)`)
+  }
+  return row
+}
+
+export async function getCrawl(store: Store, accountId: string, id: string) {
+  const row = await visibleCrawl(store, accountId, id)
+  const webhook = row.webhook_delivery_id ? await webhookDeliveryStatus(store, row.webhook_delivery_id) : null
+  return toCrawlView(row, webhook)
+}
+
+/**
+ * DELETE /v1/crawl/{id}: a queued crawl is canceled and refunded at once; a running one is flagged
+ * and stops at its next step (the worker charges the pages read and refunds the rest); an ended
+ * one is left as it is.
+ */
+export async function cancelCrawl(store: Store, accountId: string, id: string) {
+  const row = await visibleCrawl(store, accountId, id)
+  if (row.status === 'queued') {
+    const now = Date.now()
+    // Only the row still queued is canceled: a worker may have claimed it a moment ago.
+    const result = await store.db
+      .updateTable('crawls')
+      .set({
+        status: 'canceled',
+        completed_at: now,
+        expires_at: now + CRAWL_RESULT_TTL_MS,
+        error: JSON.stringify({ code: 'canceled', message: 'canceled before it started' }),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst()
+    if (Number(result.numUpdatedRows) === 1) {
+      await refund(store, { accountId, keyId: row.key_id }, row.credits_reserved_mc - row.credits_used_mc, {
+        at: row.created_at,
+        requestId: row.request_id,
+        endpoint: '/v1/crawl',
+        wholeCharge: row.credits_used_mc === 0,
+      })
+      return getCrawl(store, accountId, id)
+    }
+  }
+  if (row.status === 'queued' || row.status === 'running') await updateCrawl(store.db, id, { cancel_requested: 1 })
+  return getCrawl(store, accountId, id)
+}

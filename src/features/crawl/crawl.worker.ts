@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import { claimDue, renewLease } from '../../jobs/lease.ts'
+import type { Services } from '../../services.ts'
+import type { CrawlRow } from '../../store/schema.ts'
+import { refund } from '../credits/credits.service.ts'
+import { toCredits } from '../credits/money.ts'
+import { pagePriceMc, readPage } from '../reading/page-read.service.ts'
+import { enqueueWebhook } from '../webhooks/webhooks.service.ts'
+import { type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
+import { CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.service.ts'
+import { chargeCrawlPage, findCrawlById, pruneExpiredCrawls } from './crawl.store.ts'
+import { onCrawlQueued } from './crawl.wake.ts'
+import { readSitemaps, sitemapStarts } from './site.discovery.ts'
+import { pathFilter } from './site.params.ts'
+import { onSite } from './urls/site.match.ts'
+import { canonicalUrl, siteKey } from './urls/url.canonical.ts'
+
+const CRAWLS = 'crawls'
+const LEASE_MS = 60_000
+const RENEW_EVERY_MS = 15_000
+const PAGE_TIMEOUT_MS = 30_000
+const CRAWLS_PER_WORKER = 3
+const MAX_CRAWL_DELAY_MS = 10_000
+
+export interface CrawlWorker {
+  stop(): Promise<void>
+}
+
+/**
+ * Runs queued crawls. Each is claimed with a lease that is renewed while it runs; a process killed
+ * mid-crawl leaves a lease that expires, and the next worker restarts the crawl from the beginning
+ * (SPEC: "server deploy interrupts -> queued"). Pages already paid for are recorded per crawl, so a
+ * restart never charges for a page twice. A graceful stop puts running crawls back in the queue.
+ */
+export function startCrawlWorker(
+  services: Pick<Services, 'config' | 'store' | 'cache' | 'robots'>,
+  log: FastifyBaseLogger,
+  opts: { pollMs?: number } = {},
+): CrawlWorker {
+  const { store, config } = services
+  const workerId = `crawls-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
+  const running = new Map<string, { interrupt: () => void; done: Promise<void> }>()
+  let stopped = false
+
+  const tick = async () => {
+    if (stopped) return
+    try {
+      await pruneExpiredCrawls(store.db, Date.now())
+      const free = CRAWLS_PER_WORKER - running.size
+      if (free <= 0) return
+      for (const id of await claimDue(store, CRAWLS, { workerId, leaseMs: LEASE_MS, limit: free })) {
+        let interrupted = false
+        const done = execute(id, () => interrupted)
+          .catch((err) => log.error({ err, crawl: id }, 'crawl failed unexpectedly; its lease will expire and it restarts'))
+          .finally(() => {
+            running.delete(id)
+            void tick()
+          })
+        running.set(id, { interrupt: () => (interrupted = true), done })
+      }
+    } catch (err) {
+      log.error({ err }, 'crawl worker poll failed; will retry')
+    }
+  }
+
+  const execute = async (id: string, interrupted: () => boolean) => {
+    const row = await findCrawlById(store.db, id)
+    if (!row || row.lease_owner !== workerId) return
+    const request = JSON.parse(row.request) as CrawlRequest
+    log.info({ crawl: id, url: request.url, attempt: row.attempts }, 'crawl started')
+    await store.db
+      .updateTable('crawls')
+      .set({ started_at: row.started_at ?? Date.now() })
+      .where('id', '=', id)
+      .execute()
+
+    let leaseLost = false
+    let cancel = row.cancel_requested === 1
+    let lastProgress = 0
+    const keepAlive = setInterval(
+      async () => {
+        try {
+          if (!(await renewLease(store, CRAWLS, id, workerId, LEASE_MS))) leaseLost = true
+          const flag = await store.db.selectFrom('crawls').select('cancel_requested').where('id', '=', id).executeTakeFirst()
+          cancel = flag?.cancel_requested === 1
+        } catch (err) {
+          log.warn({ err, crawl: id }, 'could not renew the crawl lease')
+        }
+      },
+      Math.min(RENEW_EVERY_MS, LEASE_MS / 3),
+    )
+    keepAlive.unref()
+
+    const saveProgress = (p: CrawlProgress) => {
+      if (Date.now() - lastProgress < 500) return
+      lastProgress = Date.now()
+      void store.db
+        .updateTable('crawls')
+        .set({ progress: JSON.stringify(p) })
+        .where('id', '=', id)
+        .where('lease_owner', '=', workerId)
+        .execute()
+    }
+    let outcome: CrawlOutcome
+    try {
+      outcome = await runCrawl(planFor(request), {
+        robots: async () => {
+          const robots = await services.robots.get(request.url)
+          // A site asking for more than 10 s between fetches gets 10 s: a crawl must end in 30 minutes.
+          const crawlDelayMs = robots.crawlDelayMs == null ? null : Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS)
+          return { ...robots, crawlDelayMs, blocked: robots.status === 'error' || robots.status === 'unreachable' }
+        },
+        sitemapUrls: async (_named, maxUrls) => {
+          const origin = new URL(request.url).origin
+          const robots = await services.robots.get(request.url)
+          const found = await readSitemaps(config, origin, sitemapStarts(robots, origin), maxUrls, Date.now() + 60_000)
+          return found.entries.map((e) => e.url)
+        },
+        read: (url) => readOne(url, request),
+        onPage: async (key, cached) => {
+          await store.transaction((tx) => chargeCrawlPage(tx, id, key, pagePriceMc(cached)))
+        },
+        onProgress: saveProgress,
+        canceled: () => cancel || interrupted() || leaseLost,
+      })
+    } finally {
+      clearInterval(keepAlive)
+    }
+    if (leaseLost) return log.warn({ crawl: id }, 'crawl lease lost; another worker restarts it')
+    if (interrupted() && !cancel) return requeue(id)
+    await finish(id, outcome, cancel)
+  }
+
+  const readOne = async (url: string, request: CrawlRequest): Promise<ReadOutcome | ReadFailure> => {
+    try {
+      const read = await readPage(
+        { cache: services.cache, config, log, cacheTtlMs: 24 * 3600_000 },
+        url,
+        { format: request.format, includeLinks: request.include_links, maxTokens: request.max_tokens, timeoutMs: PAGE_TIMEOUT_MS, discoverLinks: true },
+        request.max_age,
+      )
+      if (read.empty) return { ok: false, error: { code: 'empty_page', message: 'page has no readable content' } }
+      const { url: finalUrl, title, published_at, metadata, links } = read.result
+      const content = read.result[request.format] ?? ''
+      const page: Record<string, unknown> = { title, [request.format]: content, published_at, metadata }
+      if (request.include_links) page.links = links ?? []
+      return { ok: true, url: finalUrl, page, links: read.pageLinks ?? [], bytes: Buffer.byteLength(content), cached: read.cached }
+    } catch (err) {
+      const e = err as { code?: string; message?: string }
+      return { ok: false, error: { code: e.code ?? 'upstream_error', message: e.message ?? 'page could not be read' } }
+    }
+  }
+
+  /** Back to the queue for the next start (graceful stop); pages paid for stay paid for. */
+  const requeue = async (id: string) => {
+    await store.db
+      .updateTable('crawls')
+      .set({ status: 'queued', run_at: Date.now(), lease_owner: null, lease_expires_at: null, progress: null })
+      .where('id', '=', id)
+      .where('lease_owner', '=', workerId)
+      .execute()
+    log.info({ crawl: id }, 'crawl interrupted by shutdown; queued to restart')
+  }
+
+  /** Final state, refund of the unread reservation and the webhook, in one transaction. */
+  const finish = async (id: string, outcome: CrawlOutcome, canceled: boolean) => {
+    const now = Date.now()
+    await store.transaction(async (tx) => {
+      const row = await tx.selectFrom('crawls').selectAll().where('id', '=', id).where('lease_owner', '=', workerId).executeTakeFirst()
+      if (!row) return // lost the lease at the last moment: the new owner finishes it
+      const request = JSON.parse(row.request) as CrawlRequest
+      const noPages = outcome.pages.length === 0 && !canceled
+      const status: CrawlRow['status'] = canceled ? 'canceled' : noPages ? 'failed' : 'completed'
+      const error = canceled
+        ? { code: 'canceled', message: `canceled after ${outcome.pages.length} pages` }
+        : noPages
+          ? { code: 'no_pages', message: 'nothing readable was found; the reservation was refunded' }
+          : null
+      const result = { url: request.url, pages: outcome.pages, failed: outcome.failed, stats: outcome.stats }
+      const unused = row.credits_reserved_mc - row.credits_used_mc
+      if (unused > 0) {
+        await refund(
+          store,
+          { accountId: row.account_id, keyId: row.key_id },
+          unused,
+          { at: row.created_at, requestId: row.request_id, endpoint: '/v1/crawl', wholeCharge: row.credits_used_mc === 0 },
+          tx,
+        )
+      }
+      const delivery = await enqueueWebhook(
+        store,
+        {
+          accountId: row.account_id,
+          event: 'crawl.completed',
+          url: row.webhook_url,
+          payload: {
+            event: 'crawl.completed',
+            id,
+            status,
+            created_at: new Date(row.created_at).toISOString(),
+            completed_at: new Date(now).toISOString(),
+            credits_used: toCredits(row.credits_used_mc),
+            stats: outcome.stats,
+            error,
+            poll_url: `${config.baseUrl}/v1/crawl/${id}`,
+          },
+        },
+        tx,
+      )
+      await tx
+        .updateTable('crawls')
+        .set({
+          status,
+          result: JSON.stringify(result),
+          error: error ? JSON.stringify(error) : null,
+          progress: JSON.stringify({
+            pages_done: outcome.pages.length,
+            pages_failed: outcome.failed.length,
+            pages_queued: 0,
+            pages_discovered: outcome.stats.discovered,
+            limit: request.limit,
+          }),
+          completed_at: now,
+          expires_at: now + CRAWL_RESULT_TTL_MS,
+          lease_owner: null,
+          lease_expires_at: null,
+          webhook_delivery_id: delivery?.id ?? null,
+        })
+        .where('id', '=', id)
+        .execute()
+      log.info({ crawl: id, status, pages: outcome.pages.length, stopped: outcome.stats.stopped }, 'crawl ended')
+    })
+  }
+
+  const unsubscribe = onCrawlQueued(store, () => void tick())
+  const timer = setInterval(tick, opts.pollMs ?? Math.min(config.schedulerPollMs, 5000))
+  timer.unref()
+  void tick()
+
+  return {
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      unsubscribe()
+      for (const r of running.values()) r.interrupt()
+      await Promise.all([...running.values()].map((r) => r.done))
+    },
+  }
+}
+
+/** The request as the runner's plan: canonical URLs on this site, path filters, depth. */
+function planFor(request: CrawlRequest) {
+  const ignoreQuery = request.ignore_query_parameters
+  const follow = pathFilter(request.include_paths, request.exclude_paths)
+  return {
+    startUrl: request.url,
+    limit: request.limit,
+    maxDepth: request.max_depth,
+    sitemap: request.sitemap,
+    query: request.query,
+    follow,
+    canonical: (raw: string, base?: string) => {
+      const url = canonicalUrl(raw, base, { ignoreQuery })
+      return url && onSite(url, request.url, request.include_subdomains) ? url : null
+    },
+    key: (url: string) => siteKey(url, { ignoreQuery }),
+  }
+}

@@ -1,0 +1,53 @@
+import { Parser } from 'htmlparser2'
+
+export interface PageLink {
+  url: string
+  text: string
+}
+
+/**
+ * Every `<a href>` of a page, absolute, with its text: what map and crawl follow (navigation
+ * included, unlike the reader's content links). `<base href>` is honoured; `rel=nofollow` links
+ * are kept (they are still pages of the site). A streaming parse: no DOM is built.
+ */
+export function extractPageLinks(html: string, pageUrl: string): PageLink[] {
+  const links: PageLink[] = []
+  let base = pageUrl
+  let open: { href: string; text: string } | null = null
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === 'base' && attrs.href) {
+          const resolved = resolve(attrs.href, pageUrl)
+          if (resolved) base = resolved
+        } else if (name === 'a' && attrs.href) {
+          open = { href: attrs.href, text: '' }
+        }
+      },
+      ontext(text) {
+        if (open && open.text.length < 300) open.text += text
+      },
+      onclosetag(name) {
+        if (name !== 'a' || !open) return
+        const url = resolve(open.href, base)
+        if (url) links.push({ url, text: open.text.replace(/\s+/g, ' ').trim() })
+        open = null
+      },
+    },
+    { decodeEntities: true },
+  )
+  parser.write(html)
+  parser.end()
+  return links
+}
+
+function resolve(href: string, base: string): string | null {
+  const trimmed = href.trim()
+  if (!trimmed || trimmed.startsWith('#') || /^(javascript|mailto|tel|data):/i.test(trimmed)) return null
+  try {
+    const url = new URL(trimmed, base)
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null
+  } catch {
+    return null
+  }
+}

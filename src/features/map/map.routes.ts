@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify'
+import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { errorResponses } from '../../http/error-schema.ts'
+import { parseInput } from '../../http/parse-input.ts'
+import { countTokens } from '../../text/tokens.ts'
+import { MapParams } from './map.schema.ts'
+import { type MapDeps, runMap } from './map.service.ts'
+
+export function mapRoutes(app: FastifyInstance, deps: MapDeps & { usdPerCredit: number }) {
+  app.post(
+    '/v1/map',
+    {
+      config: { auth: 'key', billed: true },
+      schema: {
+        summary: 'List a site’s URLs',
+        tags: ['crawl'],
+        description: 'From its sitemaps and the start page’s links; 1 credit when URLs were found, free otherwise.',
+        body: MapParams,
+        response: errorResponses,
+      },
+    },
+    async (req, reply) => {
+      const outcome = await runMap(deps, req.auth, parseInput(MapParams, req), req.id)
+      const payload = JSON.stringify(outcome.body)
+      setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: false, tokens: countTokens(payload) }, deps.usdPerCredit)
+      return reply.type('application/json; charset=utf-8').send(payload)
+    },
+  )
+}

@@ -1,0 +1,128 @@
+import { ApiError } from '../../errors.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
+import type { Services } from '../../services.ts'
+import { bm25Scores, tokenize } from '../../text/bm25.ts'
+import { extractPageLinks } from '../crawl/page-links.ts'
+import { readSitemaps, sitemapStarts } from '../crawl/site.discovery.ts'
+import { pathFilter } from '../crawl/site.params.ts'
+import { onSite } from '../crawl/urls/site.match.ts'
+import { canonicalUrl, siteKey } from '../crawl/urls/url.canonical.ts'
+import { reserve, settle } from '../credits/credits.service.ts'
+import { toCredits, toMc } from '../credits/money.ts'
+import { PRICES } from '../credits/prices.ts'
+import type { MapParams } from './map.schema.ts'
+
+/** SPEC: "A call takes at most about 30 seconds": the walk stops here, leaving time to answer. */
+const MAP_BUDGET_MS = 25_000
+const START_PAGE_TIMEOUT_MS = 15_000
+
+export interface MapResult {
+  url: string
+  title?: string
+  lastmod?: string
+  source: 'sitemap' | 'page'
+}
+
+export type MapDeps = Pick<Services, 'store' | 'config' | 'robots'>
+
+/**
+ * POST /v1/map: the site's URLs from its sitemaps (named in robots.txt, else /sitemap.xml; indexes,
+ * gzip, RSS/Atom and text) and the start page's links, cleaned, kept on the site, de-duplicated,
+ * filtered, optionally ranked by `search`. 1 credit when URLs were found, free otherwise. Map lists
+ * URLs and reads no page but the start page, so robots.txt rules do not filter the list.
+ */
+export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams, requestId: string) {
+  const started = Date.now()
+  const deadline = started + MAP_BUDGET_MS
+  const start = parseHttpUrl(params.url).href
+  const origin = new URL(start).origin
+  const limit = params.limit ?? 100
+  const mode = params.sitemap ?? 'include'
+  const includeSubdomains = params.include_subdomains ?? false
+  const ignoreQuery = params.ignore_query_parameters ?? false
+  const follow = pathFilter(params.include_paths, params.exclude_paths)
+
+  const reservation = await reserve(
+    deps.store,
+    { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc },
+    toMc(PRICES.page),
+    requestId,
+    '/v1/map',
+  )
+  let results: MapResult[]
+  try {
+    const found = new Map<string, MapResult>()
+    const add = (raw: string, source: MapResult['source'], extra: { title?: string; lastmod?: string } = {}) => {
+      const url = canonicalUrl(raw, undefined, { ignoreQuery })
+      if (!url || !onSite(url, start, includeSubdomains) || !follow(url)) return
+      const key = siteKey(url, { ignoreQuery })
+      const known = found.get(key)
+      if (known) {
+        known.title ??= extra.title || undefined // a page link can name a sitemap URL
+        return
+      }
+      found.set(key, { url, ...(extra.title ? { title: extra.title } : {}), ...(extra.lastmod ? { lastmod: extra.lastmod } : {}), source })
+    }
+    // The search ranks the whole site, so collect beyond `limit` when one is given.
+    const collectUpTo = params.search ? 5000 : limit
+    if (mode !== 'skip') {
+      const robots = await deps.robots.get(origin)
+      const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots, origin), collectUpTo * 2, deadline)
+      for (const entry of sitemaps.entries) add(entry.url, 'sitemap', { lastmod: entry.lastmod })
+    }
+    if (mode !== 'only') {
+      add(start, 'page')
+      for (const link of await startPageLinks(deps, start, deadline)) add(link.url, 'page', { title: link.text })
+    }
+    results = rank([...found.values()], params.search).slice(0, limit)
+  } catch (err) {
+    await settle(deps.store, reservation, 0)
+    throw err
+  }
+  const usedMc = results.length > 0 ? toMc(PRICES.page) : 0
+  const balanceMc = await settle(deps.store, reservation, usedMc)
+  const body = {
+    request: { url: params.url, limit, sitemap: mode, include_subdomains: includeSubdomains, ignore_query_parameters: ignoreQuery, ...filtersSent(params) },
+    results,
+    meta: { request_id: requestId, credits_used: toCredits(usedMc), latency_ms: Date.now() - started, count: results.length },
+  }
+  return { body, usedMc, balanceMc }
+}
+
+function filtersSent(p: MapParams) {
+  return {
+    ...(p.search ? { search: p.search } : {}),
+    ...(p.include_paths ? { include_paths: p.include_paths } : {}),
+    ...(p.exclude_paths ? { exclude_paths: p.exclude_paths } : {}),
+  }
+}
+
+/** The start page's links; a start page that cannot be read only costs its links (sitemaps may still answer). */
+async function startPageLinks(deps: MapDeps, start: string, deadline: number) {
+  try {
+    const page = await safeFetch(start, {
+      allowPrivateNetwork: deps.config.allowPrivateNetwork,
+      timeoutMs: Math.min(START_PAGE_TIMEOUT_MS, deadline - Date.now()),
+    })
+    return page.text && page.contentType !== 'pdf' ? extractPageLinks(page.text, page.url) : []
+  } catch (err) {
+    // A URL the guard refuses is the caller's mistake, not a missing page.
+    if (err instanceof ApiError && err.code === 'invalid_request') throw err
+    return []
+  }
+}
+
+/** With `search`: only URLs that match, most relevant first (BM25 over path words and title). */
+function rank(results: MapResult[], search: string | undefined): MapResult[] {
+  if (!search) return results
+  const scores = bm25Scores(
+    results.map((r) => [...tokenize(new URL(r.url).pathname + new URL(r.url).search), ...tokenize(r.title ?? '')]),
+    search,
+  )
+  return results
+    .map((r, i) => ({ r, score: scores[i] ?? 0, i }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map((x) => x.r)
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import { claimDue } from '../../jobs/lease.ts'
+import type { AddressPolicy } from '../../net/address-policy.ts'
+import type { Services } from '../../services.ts'
+import type { WebhookDeliveryRow } from '../../store/schema.ts'
+import { sendWebhook } from './webhook.deliver.ts'
+import { webhookHeaders } from './webhook.sign.ts'
+import { ensureWebhookSecret, onWebhookEnqueued } from './webhooks.service.ts'
+import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt, pruneFinished } from './webhooks.store.ts'
+
+/** SPEC "Events": up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
+export const WEBHOOK_MAX_ATTEMPTS = 8
+export const WEBHOOK_TIMEOUT_MS = 10_000
+/** "up to roughly an hour apart" */
+const MAX_RETRY_DELAY_MS = 3600_000
+/** Finished deliveries outlive what refers to them (batch and crawl results are kept 24 hours). */
+const KEEP_FINISHED_MS = 7 * 24 * 3600_000
+const PRUNE_EVERY_MS = 3600_000
+
+export interface WebhookWorkerOptions {
+  workerId?: string
+  /** How often due deliveries are looked for; default min(1 s, TRAWL_SCHEDULER_POLL_MS). */
+  pollMs?: number
+  /** Per attempt; default 10 s (SPEC). Tests use less rather than wait. */
+  attemptTimeoutMs?: number
+  /** First retry delay, doubling after each failure; default TRAWL_WEBHOOK_RETRY_BASE_MS. */
+  retryBaseMs?: number
+  maxAttempts?: number
+  /** Attempts in flight at once in this process. */
+  concurrency?: number
+  /** Tests only: replaces the private-network rule. */
+  addressPolicy?: AddressPolicy
+}
+
+export interface WebhookWorker {
+  /** Stops claiming, then waits for attempts in flight (each bounded by its timeout). */
+  stop(): Promise<void>
+}
+
+/** Delay before the retry that follows failed attempt number `attempt` (1-based). */
+export const retryDelayMs = (attempt: number, baseMs: number) => Math.min(baseMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS)
+
+/**
+ * Delivers queued webhooks. Rows are claimed with a lease (jobs/lease.ts) that outlasts any attempt,
+ * so a process killed mid-delivery leaves a row another worker claims once the lease expires: a
+ * delivery is never lost, and the receiver deduplicates on X-Trawl-Delivery if that attempt had
+ * in fact arrived. Any number of workers may share the database.
+ */
+export function startWebhookWorker(services: Pick<Services, 'config' | 'store'>, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): WebhookWorker {
+  const { config, store } = services
+  const workerId = opts.workerId ?? `webhooks-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
+  const timeoutMs = opts.attemptTimeoutMs ?? WEBHOOK_TIMEOUT_MS
+  const retryBaseMs = opts.retryBaseMs ?? config.webhookRetryBaseMs
+  const maxAttempts = opts.maxAttempts ?? WEBHOOK_MAX_ATTEMPTS
+  const concurrency = opts.concurrency ?? 16
+  const leaseMs = timeoutMs + 30_000
+  const inFlight = new Set<Promise<void>>()
+  const timers = new Set<NodeJS.Timeout>()
+  let stopped = false
+  let current: Promise<void> | null = null
+  let again = false
+  let lastPrune = 0
+
+  const attempt = async (id: string) => {
+    const row = await findDelivery(store.db, id)
+    if (!row || row.lease_owner !== workerId) return
+    const outcome = await runAttempt(row)
+    if (!(await finishAttempt(store.db, id, workerId, outcome))) {
+      log.warn({ delivery: id }, 'webhook lease lost before the attempt was recorded; another worker owns it now')
+      return
+    }
+    const context = { delivery: id, event: row.event, attempt: row.attempts, status_code: outcome.last_status_code }
+    if (outcome.status === 'delivered') log.info(context, 'webhook delivered')
+    else if (outcome.status === 'failed') log.warn({ ...context, error: outcome.last_error }, 'webhook failed after its last attempt')
+    else {
+      log.info({ ...context, error: outcome.last_error }, 'webhook attempt failed; retrying')
+      wakeIn(outcome.run_at - Date.now())
+    }
+  }
+
+  const runAttempt = async (row: WebhookDeliveryRow): Promise<AttemptOutcome> => {
+    // Attempts interrupted by crashes count too: a row claimed past the limit is not sent again.
+    if (row.attempts > maxAttempts) {
+      return {
+        status: 'failed',
+        run_at: row.run_at,
+        delivered_at: null,
+        last_error: row.last_error ?? 'attempts interrupted',
+        last_status_code: row.last_status_code,
+      }
+    }
+    // Read the secret now, not at enqueue: a rotation applies to the very next attempt.
+    const settings = await findWebhookSettings(store.db, row.account_id)
+    const secret = settings?.webhook_secret ?? (await ensureWebhookSecret(store, row.account_id)).secret
+    const headers = webhookHeaders({ id: row.id, event: row.event, secret, body: row.payload })
+    const result = await sendWebhook(row.url, headers, row.payload, {
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      timeoutMs,
+      addressPolicy: opts.addressPolicy,
+    })
+    const now = Date.now()
+    if (result.ok) return { status: 'delivered', run_at: row.run_at, delivered_at: now, last_error: null, last_status_code: result.statusCode }
+    const failure = { last_error: result.error, last_status_code: result.statusCode, delivered_at: null }
+    if (row.attempts >= maxAttempts) return { ...failure, status: 'failed', run_at: row.run_at }
+    return { ...failure, status: 'queued', run_at: now + retryDelayMs(row.attempts, retryBaseMs) }
+  }
+
+  const track = (p: Promise<void>) => {
+    const tracked = p
+      .catch((err) => log.error({ err }, 'webhook attempt could not be recorded; the lease will expire and it is retried'))
+      .finally(() => {
+        inFlight.delete(tracked)
+        tick() // room for the next due delivery
+      })
+    inFlight.add(tracked)
+  }
+
+  const claimAndStart = async () => {
+    if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
+      lastPrune = Date.now()
+      const pruned = await pruneFinished(store.db, lastPrune - KEEP_FINISHED_MS)
+      if (pruned > 0) log.debug({ pruned }, 'pruned old webhook deliveries')
+    }
+    do {
+      again = false
+      while (!stopped && inFlight.size < concurrency) {
+        const ids = await claimDue(store, DELIVERIES, { workerId, leaseMs, limit: concurrency - inFlight.size })
+        if (ids.length === 0) break
+        for (const id of ids) track(attempt(id))
+      }
+    } while (again && !stopped)
+  }
+
+  // One claim loop at a time; a wake-up during it makes the loop look once more.
+  const tick = () => {
+    if (stopped) return
+    if (current) {
+      again = true
+      return
+    }
+    current = claimAndStart()
+      .catch((err) => log.error({ err }, 'webhook worker could not claim deliveries; will retry'))
+      .finally(() => {
+        current = null
+      })
+  }
+
+  const wakeIn = (ms: number) => {
+    if (stopped) return
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer)
+        tick()
+      },
+      Math.max(0, ms),
+    )
+    timer.unref() // the poll below keeps the process alive; this only makes a short retry punctual
+    timers.add(timer)
+  }
+
+  const unsubscribe = onWebhookEnqueued(store, tick)
+  // Not unref'd: in `trawl worker` this loop is what keeps the process running.
+  const poll = setInterval(tick, opts.pollMs ?? Math.min(1000, config.schedulerPollMs))
+  tick()
+
+  return {
+    async stop() {
+      stopped = true
+      clearInterval(poll)
+      for (const t of timers) clearTimeout(t)
+      unsubscribe()
+      await current
+      await Promise.allSettled([...inFlight])
+    },
+  }
+}
