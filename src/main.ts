@@ -1,19 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
-import { startCrawlWorker } from './features/crawl/crawl.worker.ts'
-import { startWebhookWorker } from './features/webhooks/webhooks.worker.ts'
-import { startMaintenance } from './jobs/maintenance.worker.ts'
+import { startWorkers } from './jobs/workers.ts'
 import { openServices } from './services.ts'
 
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const services = await openServices(config)
   const app = await buildApp(services)
-  const workers = config.workers ? [startMaintenance(services, app.log), startWebhookWorker(services, app.log), startCrawlWorker(services, app.log)] : []
+  const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
-    // Webhook attempts in flight finish (each within its 10 s timeout) before the store closes.
-    await Promise.all(workers.map((w) => w.stop()))
+    // Crawls go back to the queue and webhook attempts in flight finish before the store closes.
+    await workers?.stop()
     await services.close()
   })
   const url = await app.listen({ host: config.host, port: config.port })
@@ -42,10 +40,10 @@ export async function runWorker(config: Config) {
   const services = await openServices(config)
   const { default: pino } = await import('pino')
   const log = pino({ level: config.logLevel })
-  const workers = [startMaintenance(services, log as never), startWebhookWorker(services, log as never), startCrawlWorker(services, log as never)]
+  const workers = startWorkers(services, log as never)
   log.info('Trawl worker running')
   const stop = async () => {
-    await Promise.all(workers.map((w) => w.stop()))
+    await workers.stop()
     await services.close()
     process.exit(0)
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
+import { startWorkers } from '../../src/jobs/workers.ts'
 import { openServices, type Services } from '../../src/services.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
@@ -23,8 +24,8 @@ export interface Trawl {
  * The real server on a random port over a fresh database: SQLite in a temp dir by default, or a
  * fresh schema-isolated PostgreSQL database when `TRAWL_TEST_POSTGRES` style env is passed in `env`.
  */
-export async function startTrawl(env: Record<string, string> = {}): Promise<Trawl> {
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-test-'))
+export async function startTrawl(env: Record<string, string> = {}, opts: { workers?: boolean; databaseDir?: string } = {}): Promise<Trawl> {
+  const dir = opts.databaseDir ?? mkdtempSync(join(tmpdir(), 'trawl-test-'))
   const config = loadConfig({
     TRAWL_DATABASE_URL: `sqlite:${join(dir, 'trawl.db')}`,
     TRAWL_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -34,7 +35,12 @@ export async function startTrawl(env: Record<string, string> = {}): Promise<Traw
   })
   const services = await openServices(config)
   const app = await buildApp(services)
-  app.addHook('onClose', () => services.close())
+  // Background workers as `npm start` runs them, when a test needs crawls or webhooks to move.
+  const workers = opts.workers ? startWorkers(services, app.log) : null
+  app.addHook('onClose', async () => {
+    await workers?.stop()
+    await services.close()
+  })
   const base = await app.listen({ host: '127.0.0.1', port: 0 })
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${base}${path}`, {
@@ -55,7 +61,7 @@ export async function startTrawl(env: Record<string, string> = {}): Promise<Traw
     },
     async close() {
       await app.close()
-      rmSync(dir, { recursive: true, force: true })
+      if (!opts.databaseDir) rmSync(dir, { recursive: true, force: true })
     },
   }
 }

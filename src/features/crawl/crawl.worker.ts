@@ -20,6 +20,7 @@ import { canonicalUrl, siteKey } from './urls/url.canonical.ts'
 const CRAWLS = 'crawls'
 const LEASE_MS = 60_000
 const RENEW_EVERY_MS = 15_000
+const CANCEL_CHECK_MS = 1000
 const PAGE_TIMEOUT_MS = 30_000
 const CRAWLS_PER_WORKER = 3
 const MAX_CRAWL_DELAY_MS = 10_000
@@ -79,19 +80,25 @@ export function startCrawlWorker(
     let leaseLost = false
     let cancel = row.cancel_requested === 1
     let lastProgress = 0
-    const keepAlive = setInterval(
-      async () => {
-        try {
-          if (!(await renewLease(store, CRAWLS, id, workerId, LEASE_MS))) leaseLost = true
-          const flag = await store.db.selectFrom('crawls').select('cancel_requested').where('id', '=', id).executeTakeFirst()
-          cancel = flag?.cancel_requested === 1
-        } catch (err) {
-          log.warn({ err, crawl: id }, 'could not renew the crawl lease')
-        }
-      },
-      Math.min(RENEW_EVERY_MS, LEASE_MS / 3),
-    )
+    const keepAlive = setInterval(async () => {
+      try {
+        if (!(await renewLease(store, CRAWLS, id, workerId, LEASE_MS))) leaseLost = true
+      } catch (err) {
+        log.warn({ err, crawl: id }, 'could not renew the crawl lease')
+      }
+    }, RENEW_EVERY_MS)
     keepAlive.unref()
+    // DELETE may reach any API process: the flag is read from the row, once a second.
+    const cancelWatch = setInterval(async () => {
+      const flag = await store.db
+        .selectFrom('crawls')
+        .select('cancel_requested')
+        .where('id', '=', id)
+        .executeTakeFirst()
+        .catch(() => null)
+      if (flag?.cancel_requested === 1) cancel = true
+    }, CANCEL_CHECK_MS)
+    cancelWatch.unref()
 
     const saveProgress = (p: CrawlProgress) => {
       if (Date.now() - lastProgress < 500) return
@@ -127,6 +134,7 @@ export function startCrawlWorker(
       })
     } finally {
       clearInterval(keepAlive)
+      clearInterval(cancelWatch)
     }
     if (leaseLost) return log.warn({ crawl: id }, 'crawl lease lost; another worker restarts it')
     if (interrupted() && !cancel) return requeue(id)

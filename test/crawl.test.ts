@@ -1,0 +1,205 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { expectBooksBalanced } from './support/books.ts'
+import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+import { startReceiver, verifyStandardSignature, verifyTrawlSignature } from './support/webhook-receiver.ts'
+
+const ENV = { TRAWL_ALLOW_PRIVATE_NETWORK: 'true', TRAWL_SCHEDULER_POLL_MS: '200' }
+
+let site: CrawlSite
+beforeAll(async () => {
+  site = await startCrawlSite()
+})
+afterAll(() => site.close())
+
+const call = (t: Trawl, key: string, method: string, path: string, body?: unknown) =>
+  fetch(`${t.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+
+/** Polls GET /v1/crawl/{id} until the crawl has ended. */
+async function ended(t: Trawl, key: string, id: string, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    const task = await (await call(t, key, 'GET', `/v1/crawl/${id}`)).json()
+    if (['completed', 'failed', 'canceled'].includes(task.status)) return task
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`crawl ${id} did not end in ${timeoutMs} ms`)
+}
+
+const pathsOf = (pages: { url: string }[]) => pages.map((p) => new URL(p.url).pathname).sort()
+
+describe('/v1/crawl', () => {
+  let trawl: Trawl
+  beforeAll(async () => {
+    trawl = await startTrawl(ENV, { workers: true })
+  })
+  afterAll(() => trawl.close())
+
+  test('reads the site breadth first within robots.txt, folds duplicates and redirects, refunds the unread reservation, signs crawl.completed', async () => {
+    const receiver = await startReceiver()
+    const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
+    const res = await call(trawl, key, 'POST', '/v1/crawl', { url: `${site.url}/`, limit: 50, max_depth: 3, webhook_url: receiver.url })
+    expect(res.status).toBe(202)
+    expect(res.headers.get('x-credits-used')).toBe('50')
+    const created = await res.json()
+    expect(created).toMatchObject({ kind: 'crawl', status: 'queued', credits_reserved: 50, credits_used: 0 })
+
+    const task = await ended(trawl, key, created.id)
+    expect(task.status).toBe('completed')
+    const pages = task.result.pages
+    expect(pathsOf(pages)).toEqual(
+      ['/', '/about', '/blog/', '/blog/post-1', '/blog/post-2', '/doc.pdf', '/docs/api', '/docs/guide', '/news/a', '/news/b', '/slow'].sort(),
+    )
+    expect(pages.find((p: { url: string }) => p.url.endsWith('/blog/post-1')).markdown).toContain('First post about gardening paragraph 1')
+    expect(pages.find((p: { url: string }) => p.url.endsWith('/doc.pdf')).markdown.length).toBeGreaterThan(100)
+    expect(pages.find((p: { url: string }) => p.url === `${site.url}/`).depth).toBe(0)
+    // Never fetched: the disallowed section; fetched once: each page, whatever its duplicates.
+    expect(site.requests.filter((r) => r.startsWith('/private'))).toEqual([])
+    expect(site.requests).toContain('/old') // read once, found to be /about: folded, not a page of its own
+    expect(site.requests.filter((r) => r.startsWith('/blog/post-1'))).toHaveLength(1)
+    expect(task.result.stats).toMatchObject({
+      pages: 11,
+      failed: 0,
+      robots: 'found',
+      robots_disallowed: 1,
+      robots_blocked: false,
+      stopped: 'done',
+      sitemap_urls: expect.any(Number),
+    })
+    expect(task.result.stats.duplicates).toBeGreaterThan(0)
+    expect(task).toMatchObject({ credits_used: 11, progress: { pages_done: 11, limit: 50 } })
+    expect(await expectBooksBalanced(trawl, accountId)).toBe(89)
+
+    for (let i = 0; i < 100 && receiver.hits.length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+    const hit = receiver.hits[0]!
+    expect(hit.headers['x-trawl-event']).toBe('crawl.completed')
+    const secret = (await trawl.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow())
+      .webhook_secret!
+    expect(verifyTrawlSignature(secret, hit)).toBe(true)
+    expect(verifyStandardSignature(secret, hit)).toBe(true)
+    expect(JSON.parse(hit.body)).toMatchObject({ event: 'crawl.completed', id: created.id, status: 'completed', credits_used: 11 })
+    const after = await (await call(trawl, key, 'GET', `/v1/crawl/${created.id}`)).json()
+    expect(after.webhook_status).toBe('delivered')
+    await receiver.close()
+  })
+
+  test('limit, max_depth 0, best-first query and path filters', async () => {
+    const { key } = await trawl.account({ plan: 'pro', credits: 100 })
+    const start = async (body: Record<string, unknown>) => ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', body)).json()).id)
+    const limited = await start({ url: site.url, limit: 3, sitemap: 'skip' })
+    expect(limited.result.stats).toMatchObject({ pages: 3, stopped: 'limit' })
+    expect(limited.credits_used).toBe(3)
+    const shallow = await start({ url: site.url, max_depth: 0 })
+    expect(pathsOf(shallow.result.pages)).toEqual(['/'])
+    const best = await start({ url: site.url, limit: 2, sitemap: 'skip', query: 'guide' })
+    expect(pathsOf(best.result.pages)).toEqual(['/', '/docs/guide'])
+    const filtered = await start({ url: site.url, sitemap: 'skip', include_paths: ['^/blog/'] })
+    expect(pathsOf(filtered.result.pages)).toEqual(['/', '/blog/', '/blog/post-1', '/blog/post-2'])
+  })
+
+  test('a robots.txt answering 5xx stops the crawl at the start page; nothing readable is no_pages, refunded', async () => {
+    const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
+    // A site of its own: robots.txt answers are cached per origin.
+    const failing = await startCrawlSite()
+    failing.set('/robots.txt', { status: 503 })
+    try {
+      const blocked = await ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', { url: failing.url, limit: 10 })).json()).id)
+      expect(pathsOf(blocked.result.pages)).toEqual(['/'])
+      expect(blocked.result.stats).toMatchObject({ robots_blocked: true, robots: expect.stringMatching(/server_error \(503\)/) })
+      expect(failing.requests.filter((r) => r !== '/robots.txt')).toEqual(['/'])
+    } finally {
+      await failing.close()
+    }
+    const nothing = await ended(
+      trawl,
+      key,
+      (await (await call(trawl, key, 'POST', '/v1/crawl', { url: `${site.url}/missing`, limit: 5, sitemap: 'skip' })).json()).id,
+    )
+    expect(nothing).toMatchObject({ status: 'failed', credits_used: 0, error: { code: 'no_pages' } })
+    expect(await expectBooksBalanced(trawl, accountId)).toBe(99)
+  })
+
+  test('DELETE on a running crawl stops it at its next step and charges only the pages read', async () => {
+    const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
+    site.set('/about', { status: 200, body: '<p>slow</p>', delayMs: 3000 })
+    try {
+      const created = await (await call(trawl, key, 'POST', '/v1/crawl', { url: site.url, limit: 20, sitemap: 'skip' })).json()
+      for (let i = 0; i < 100; i++) {
+        const t = await (await call(trawl, key, 'GET', `/v1/crawl/${created.id}`)).json()
+        if (t.progress.pages_done >= 1) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect((await call(trawl, key, 'DELETE', `/v1/crawl/${created.id}`)).status).toBe(200)
+      const task = await ended(trawl, key, created.id)
+      expect(task.status).toBe('canceled')
+      expect(task.result.stats.stopped).toBe('canceled')
+      expect(task.credits_used).toBe(task.result.pages.length)
+      expect(await expectBooksBalanced(trawl, accountId)).toBe(100 - task.result.pages.length)
+    } finally {
+      site.set('/about', { status: 200, type: 'text/html', body: '' })
+    }
+  })
+
+  test('GET of another account’s crawl is 404', async () => {
+    const a = await trawl.account({ plan: 'pro', credits: 10 })
+    const b = await trawl.account({ plan: 'pro', credits: 10 })
+    const created = await (await call(trawl, a.key, 'POST', '/v1/crawl', { url: site.url, limit: 1, sitemap: 'skip' })).json()
+    expect((await call(trawl, b.key, 'GET', `/v1/crawl/${created.id}`)).status).toBe(404)
+    await ended(trawl, a.key, created.id)
+  })
+})
+
+describe('/v1/crawl without a running worker', () => {
+  test('a queued crawl is canceled and refunded at once; more than 20 active crawls is 429', async () => {
+    const t = await startTrawl(ENV) // API only: crawls stay queued
+    try {
+      const { id: accountId, key } = await t.account({ plan: 'pro', credits: 1000 })
+      const first = await (await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 30 })).json()
+      const canceled = await (await call(t, key, 'DELETE', `/v1/crawl/${first.id}`)).json()
+      expect(canceled).toMatchObject({ status: 'canceled', error: { code: 'canceled' } })
+      expect(await expectBooksBalanced(t, accountId)).toBe(1000)
+      for (let i = 0; i < 20; i++) expect((await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 1 })).status).toBe(202)
+      const over = await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 1 })
+      expect(over.status).toBe(429)
+      expect(over.headers.get('retry-after')).toBeTruthy()
+      expect((await over.json()).error.code).toBe('rate_limited')
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a crawl interrupted by a shutdown restarts from the beginning on the next start, charging each page once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-restart-'))
+    site.set('/docs/guide', { status: 200, body: '', delayMs: 2500 })
+    try {
+      const first = await startTrawl(ENV, { workers: true, databaseDir: dir })
+      const { id: accountId, key } = await first.account({ plan: 'pro', credits: 100 })
+      const created = await (await call(first, key, 'POST', '/v1/crawl', { url: site.url, limit: 50, sitemap: 'skip' })).json()
+      for (let i = 0; i < 100; i++) {
+        const t = await (await call(first, key, 'GET', `/v1/crawl/${created.id}`)).json()
+        if (t.progress.pages_done >= 3) break
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      await first.close() // graceful: the running crawl goes back to the queue
+      site.set('/docs/guide', { status: 200, type: 'text/html', body: '' })
+      const second = await startTrawl(ENV, { workers: true, databaseDir: dir })
+      try {
+        const task = await ended(second, key, created.id)
+        expect(task.status).toBe('completed')
+        expect(task.credits_used).toBe(task.result.pages.length)
+        expect(await expectBooksBalanced(second, accountId)).toBe(100 - task.result.pages.length)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
