@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { siteKey } from '../src/features/crawl/urls/url.canonical.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
+import { createTestDatabase } from './support/postgres.ts'
+import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 import { startReceiver, verifyStandardSignature, verifyTrawlSignature } from './support/webhook-receiver.ts'
 
@@ -143,7 +146,7 @@ describe('/v1/crawl', () => {
       expect(task.credits_used).toBe(task.result.pages.length)
       expect(await expectBooksBalanced(trawl, accountId)).toBe(100 - task.result.pages.length)
     } finally {
-      site.set('/about', { status: 200, type: 'text/html', body: '' })
+      site.reset('/about')
     }
   })
 
@@ -175,6 +178,40 @@ describe('/v1/crawl without a running worker', () => {
     }
   })
 
+  test('a crawl whose worker was killed is claimed again when its lease expires, and pages already paid for are not charged twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-killed-'))
+    try {
+      const api = await startTrawl(ENV, { databaseDir: dir })
+      const { id: accountId, key } = await api.account({ plan: 'pro', credits: 100 })
+      const created = await (await call(api, key, 'POST', '/v1/crawl', { url: `${site.url}/blog/`, limit: 10, sitemap: 'skip', max_depth: 1 })).json()
+      // What a worker killed mid-crawl leaves: a running row with a lapsed lease and one page paid for.
+      const db = api.services.store.db
+      await db
+        .updateTable('crawls')
+        .set({ status: 'running', lease_owner: 'killed-worker', lease_expires_at: Date.now() - 1, attempts: 1, credits_used_mc: 1000 })
+        .where('id', '=', created.id)
+        .execute()
+      await db
+        .insertInto('crawl_pages')
+        .values({ crawl_id: created.id, url_key: siteKey(`${site.url}/blog/`), charged_mc: 1000 })
+        .execute()
+      await api.close()
+
+      const worker = await startTrawl(ENV, { workers: true, databaseDir: dir })
+      try {
+        const task = await ended(worker, key, created.id)
+        expect(task.status).toBe('completed')
+        expect(pathsOf(task.result.pages)).toEqual(['/', '/about', '/blog/', '/blog/post-1', '/blog/post-2'])
+        expect(task.credits_used).toBe(5) // the start page was paid for before the crash, once
+        expect(await expectBooksBalanced(worker, accountId)).toBe(95)
+      } finally {
+        await worker.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a crawl interrupted by a shutdown restarts from the beginning on the next start, charging each page once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'trawl-restart-'))
     site.set('/docs/guide', { status: 200, body: '', delayMs: 2500 })
@@ -188,7 +225,7 @@ describe('/v1/crawl without a running worker', () => {
         await new Promise((r) => setTimeout(r, 50))
       }
       await first.close() // graceful: the running crawl goes back to the queue
-      site.set('/docs/guide', { status: 200, type: 'text/html', body: '' })
+      site.reset('/docs/guide')
       const second = await startTrawl(ENV, { workers: true, databaseDir: dir })
       try {
         const task = await ended(second, key, created.id)
@@ -200,6 +237,27 @@ describe('/v1/crawl without a running worker', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe.skipIf(skipWithoutPostgres)('/v1/crawl on PostgreSQL', () => {
+  test('two worker processes share the queue; each crawl runs once and the books balance', async () => {
+    const db = await createTestDatabase()
+    const a = await startTrawl({ ...ENV, TRAWL_DATABASE_URL: db.url }, { workers: true })
+    const b = await startTrawl({ ...ENV, TRAWL_DATABASE_URL: db.url }, { workers: true })
+    try {
+      const { id: accountId, key } = await a.account({ plan: 'pro', credits: 100 })
+      const ids = await Promise.all(
+        [a, b, a, b].map(async (t) => (await (await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 3, sitemap: 'skip' })).json()).id as string),
+      )
+      const tasks = await Promise.all(ids.map((id) => ended(a, key, id)))
+      for (const task of tasks) expect(task).toMatchObject({ status: 'completed', credits_used: 3 })
+      expect(await expectBooksBalanced(a, accountId)).toBe(88)
+    } finally {
+      await a.close()
+      await b.close()
+      await db.drop()
     }
   })
 })

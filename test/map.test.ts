@@ -78,8 +78,8 @@ describe('POST /v1/map', () => {
       expect(res.headers.get('x-credits-used')).toBe('0')
       expect((await res.json()).results).toEqual([])
     } finally {
-      site.set('/robots.txt', { status: 200, body: `User-agent: *\nDisallow: /private/\n\nSitemap: ${site.url}/sitemap_index.xml\n`, type: 'text/plain' })
-      site.set('/', { status: 200, body: '' })
+      site.reset('/robots.txt')
+      site.reset('/')
     }
     expect(await errorOf(await map({ url: 'ftp://example.com' }))).toMatchObject({ status: 400, message: 'url must be an http(s) URL' })
     expect(await errorOf(await map({ url: site.url, limit: 5001 }))).toMatchObject({ status: 400, message: 'limit must be between 1 and 5,000' })

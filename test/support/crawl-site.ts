@@ -14,6 +14,8 @@ export interface CrawlSite {
   requests: string[]
   /** Override one path's answer (status and body), e.g. robots.txt answering 503. */
   set(path: string, answer: { status: number; body?: string; type?: string; delayMs?: number }): void
+  /** Back to the page's normal answer. */
+  reset(path: string): void
   close(): Promise<void>
 }
 
@@ -113,6 +115,7 @@ export async function startCrawlSite(): Promise<CrawlSite> {
     url: base,
     requests,
     set: (path, answer) => void overrides.set(path, answer),
+    reset: (path) => void overrides.delete(path),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -1,0 +1,161 @@
+import { describe, expect, test } from 'vitest'
+import { type CrawlEnv, type CrawlPlan, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
+
+/** A site of `n` pages /p0 … /p{n-1}, each linking to the next few: the runner only sees URLs. */
+function plan(overrides: Partial<CrawlPlan> = {}): CrawlPlan {
+  return {
+    startUrl: 'http://site.test/p0',
+    limit: 100,
+    maxDepth: 10,
+    sitemap: 'skip',
+    follow: () => true,
+    canonical: (raw, base) => {
+      const url = new URL(raw, base)
+      return url.hostname === 'site.test' ? url.href : null
+    },
+    key: (url) => url,
+    ...overrides,
+  }
+}
+
+function env(overrides: Partial<CrawlEnv> & { pages?: number; fanout?: number } = {}): CrawlEnv {
+  const pages = overrides.pages ?? 30
+  const fanout = overrides.fanout ?? 3
+  return {
+    robots: async () => ({ statusText: 'found', blocked: false, isAllowed: () => true, crawlDelayMs: null, sitemaps: [] }),
+    sitemapUrls: async () => [],
+    read: async (url): Promise<ReadOutcome | ReadFailure> => {
+      const n = Number(new URL(url).pathname.slice(2))
+      const links = Array.from({ length: fanout }, (_, i) => n + i + 1)
+        .filter((m) => m < pages)
+        .map((m) => ({ url: `/p${m}`, text: `page ${m}` }))
+      return { ok: true, url, page: { title: `p${n}` }, links, bytes: 1000, cached: false }
+    },
+    onPage: async () => {},
+    onProgress: () => {},
+    canceled: () => false,
+    ...overrides,
+  }
+}
+
+describe('runCrawl', () => {
+  test('never has more than 5 reads in flight', async () => {
+    let inFlight = 0
+    let peak = 0
+    const base = env({ pages: 60, fanout: 10 })
+    const outcome = await runCrawl(
+      plan(),
+      env({
+        pages: 60,
+        read: async (url) => {
+          inFlight++
+          peak = Math.max(peak, inFlight)
+          await new Promise((r) => setTimeout(r, 5))
+          inFlight--
+          return base.read(url)
+        },
+      }),
+    )
+    expect(outcome.stats.pages).toBe(60)
+    expect(peak).toBe(5)
+  })
+
+  test('stops at the limit without reading past it', async () => {
+    const read: string[] = []
+    const base = env()
+    const outcome = await runCrawl(plan({ limit: 7 }), env({ read: async (url) => (read.push(url), base.read(url)) }))
+    expect(outcome.stats).toMatchObject({ pages: 7, stopped: 'limit' })
+    expect(read.length).toBe(7)
+  })
+
+  test('stops at 30 minutes and at 16 MB', async () => {
+    let clock = 0
+    const slow = await runCrawl(
+      plan(),
+      env({
+        now: () => clock,
+        read: async (url) => {
+          clock += 6 * 60_000 // each page "takes" six minutes
+          return env().read(url)
+        },
+      }),
+    )
+    expect(slow.stats.stopped).toBe('time_limit')
+    expect(slow.stats.pages).toBeLessThanOrEqual(10)
+    const big = await runCrawl(plan(), env({ read: async (url) => ({ ...((await env().read(url)) as ReadOutcome), bytes: 5 * 1024 * 1024 }) }))
+    expect(big.stats).toMatchObject({ pages: 4, stopped: 'size_limit' })
+  })
+
+  test('gives up on a failing site, and reports robots disallowed URLs without reading them', async () => {
+    // The start page links to 40 pages that all fail: stop once failures are many and outnumber pages.
+    const failing = await runCrawl(
+      plan(),
+      env({
+        read: async (url) =>
+          url.endsWith('/p0')
+            ? { ok: true, url, page: {}, links: Array.from({ length: 40 }, (_, i) => ({ url: `/x${i}`, text: '' })), bytes: 10, cached: false }
+            : { ok: false, error: { code: 'upstream_error', message: 'page answered HTTP 500' } },
+      }),
+    )
+    expect(failing.stats.stopped).toBe('too_many_failures')
+    expect(failing.stats.failed).toBeLessThan(40)
+    const read: string[] = []
+    const outcome = await runCrawl(
+      plan(),
+      env({
+        robots: async () => ({ statusText: 'found', blocked: false, isAllowed: (u) => !u.endsWith('/p2'), crawlDelayMs: null, sitemaps: [] }),
+        read: async (url) => (read.push(url), env().read(url)),
+      }),
+    )
+    expect(read).not.toContain('http://site.test/p2')
+    expect(outcome.stats.robots_disallowed).toBe(1)
+  })
+
+  test('honours Crawl-delay between fetch starts', async () => {
+    let clock = 0
+    const waits: number[] = []
+    const outcome = await runCrawl(
+      plan({ limit: 4 }),
+      env({
+        robots: async () => ({ statusText: 'found', blocked: false, isAllowed: () => true, crawlDelayMs: 2000, sitemaps: [] }),
+        now: () => clock,
+        sleep: async (ms) => {
+          waits.push(ms)
+          clock += ms
+        },
+      }),
+    )
+    expect(outcome.stats).toMatchObject({ pages: 4, crawl_delay_ms: 2000 })
+    expect(waits.length).toBeGreaterThan(0)
+    expect(waits.every((w) => w > 0 && w <= 2000)).toBe(true)
+  })
+
+  test('best first with a query reads the matching link before the others', async () => {
+    const order: string[] = []
+    const outcome = await runCrawl(
+      plan({ limit: 2, query: 'special' }),
+      env({
+        read: async (url) => {
+          order.push(url)
+          if (url.endsWith('/p0')) {
+            return {
+              ok: true,
+              url,
+              page: {},
+              links: [
+                { url: '/p1', text: 'plain' },
+                { url: '/p2', text: 'plain' },
+                { url: '/p3', text: 'the special one' },
+              ],
+              bytes: 10,
+              cached: false,
+            }
+          }
+          return { ok: true, url, page: {}, links: [], bytes: 10, cached: false }
+        },
+      }),
+    )
+    expect(outcome.stats.pages).toBe(2)
+    expect(order).toEqual(['http://site.test/p0', 'http://site.test/p3'])
+  })
+})
