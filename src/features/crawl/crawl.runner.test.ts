@@ -63,7 +63,15 @@ describe('runCrawl', () => {
   test('stops at the limit without reading past it', async () => {
     const read: string[] = []
     const base = env()
-    const outcome = await runCrawl(plan({ limit: 7 }), env({ read: async (url) => (read.push(url), base.read(url)) }))
+    const outcome = await runCrawl(
+      plan({ limit: 7 }),
+      env({
+        read: async (url) => {
+          read.push(url)
+          return base.read(url)
+        },
+      }),
+    )
     expect(outcome.stats).toMatchObject({ pages: 7, stopped: 'limit' })
     expect(read.length).toBe(7)
   })
@@ -104,7 +112,10 @@ describe('runCrawl', () => {
       plan(),
       env({
         robots: async () => ({ statusText: 'found', blocked: false, isAllowed: (u) => !u.endsWith('/p2'), crawlDelayMs: null, sitemaps: [] }),
-        read: async (url) => (read.push(url), env().read(url)),
+        read: async (url) => {
+          read.push(url)
+          return env().read(url)
+        },
       }),
     )
     expect(read).not.toContain('http://site.test/p2')

@@ -6,7 +6,10 @@ const wakers = new WeakMap<Store, Set<() => void>>()
 
 export function onCrawlQueued(store: Store, wake: () => void): () => void {
   let set = wakers.get(store)
-  if (!set) wakers.set(store, (set = new Set()))
+  if (!set) {
+    set = new Set()
+    wakers.set(store, set)
+  }
   set.add(wake)
   return () => set.delete(wake)
 }
