@@ -22,7 +22,7 @@ const UNRESERVED = /[A-Za-z0-9\-._~]/
 const HEX = /^[0-9A-Fa-f]{2}$/
 const encoder = new TextEncoder()
 
-export function canonicalPercentEncoding(input: string): string {
+export function canonicalPercentEncoding(input: string, opts: { keepNonAscii?: boolean } = {}): string {
   let out = ''
   for (let i = 0; i < input.length; i++) {
     const c = input[i]!
@@ -30,7 +30,7 @@ export function canonicalPercentEncoding(input: string): string {
       const decoded = String.fromCharCode(Number.parseInt(input.slice(i + 1, i + 3), 16))
       out += UNRESERVED.test(decoded) ? decoded : input.slice(i, i + 3).toUpperCase()
       i += 2
-    } else if (LITERAL.test(c)) {
+    } else if (LITERAL.test(c) || (opts.keepNonAscii && c.charCodeAt(0) > 0x7f)) {
       out += c
     } else {
       // A whole code point (a surrogate pair takes two UTF-16 units); a lone surrogate becomes

@@ -89,12 +89,7 @@ const summarise = (r: GoogleReport) => ({ valid: r.valid_directives, lines: r.li
 /**
  * Every vector we answer differently, and why. Keys are vector ids; a vector missing here must pass.
  */
-const DIFFERENCES: Record<string, string> = {
-  // RFC 9309 §2.2.2 has both sides percent-encoded before comparing, so the URL /foo/bar/ツ (which
-  // a crawler requests as /foo/bar/%E3%83%84) matches `Allow: /foo/bar/%E3%83%84`. Google's
-  // matcher expects callers to encode the URL and compares the raw bytes: not allowed there.
-  'google:ID_Encoding:44#1': 'we encode the URL side too (RFC 9309 §2.2.2); Google compares it raw',
-}
+const DIFFERENCES: Record<string, string> = {}
 
 function run(select: (v: Vector) => boolean) {
   const chosen = vectors.filter(select)

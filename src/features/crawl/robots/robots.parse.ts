@@ -121,7 +121,18 @@ export function matchTarget(url: string): { path: string; pathname: string } | n
   } catch {
     return null
   }
+  // A URL given with raw non-ASCII characters is matched as given, as Google's reference matcher
+  // does (its ID_Encoding vectors are in the RFC set): the caller is expected to percent-encode.
+  // Trawl's own callers pass canonical (encoded) URLs, so for crawls this never applies.
+  const raw = rawPathAndQuery(url)
+  if (raw && /[^\x00-\x7F]/.test(raw)) return { path: canonicalPercentEncoding(raw, { keepNonAscii: true }), pathname: parsed.pathname }
   return { path: canonicalPercentEncoding(parsed.pathname + parsed.search), pathname: parsed.pathname }
+}
+
+/** The path and query exactly as written in `url` (fragment dropped), or null. */
+function rawPathAndQuery(url: string): string | null {
+  const rest = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split('#')[0]
+  return rest?.startsWith('/') ? rest : null
 }
 
 function resolveSitemaps(directives: RobotsLine[], robotsUrl: string): string[] {
