@@ -93,6 +93,16 @@ describe('/v1/crawl', () => {
     await receiver.close()
   })
 
+  test('with max_age, pages read by an earlier crawl come from the cache at half a credit', async () => {
+    const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
+    const before = site.requests.length
+    const task = await ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', { url: site.url, limit: 3, sitemap: 'skip', max_age: 3600 })).json()).id)
+    expect(task.result.pages).toHaveLength(3)
+    expect(task.credits_used).toBe(1.5)
+    expect(site.requests.slice(before).filter((r) => r !== '/robots.txt')).toEqual([])
+    expect(await expectBooksBalanced(trawl, accountId)).toBe(98.5)
+  })
+
   test('limit, max_depth 0, best-first query and path filters', async () => {
     const { key } = await trawl.account({ plan: 'pro', credits: 100 })
     const start = async (body: Record<string, unknown>) => ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', body)).json()).id)
