@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { maxTokens } from '../reading/reading.schema.ts'
 import { flag, maxAge } from '../search/search.params.ts'
 import { pathPatterns, sitemapMode, siteUrl } from './site.params.ts'
 
@@ -33,12 +34,7 @@ export const CrawlParams = z.strictObject({
   ignore_query_parameters: flag('ignore_query_parameters').optional(),
   format: z.enum(['markdown', 'text'], { error: 'format must be markdown or text' }).optional(),
   include_links: flag('include_links').optional(),
-  max_tokens: z
-    .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
-    .int('max_tokens must be an integer between 100 and 100,000')
-    .min(100, 'max_tokens must be between 100 and 100,000')
-    .max(100_000, 'max_tokens must be between 100 and 100,000')
-    .optional(),
+  max_tokens: maxTokens.optional(),
   max_age: maxAge.optional().describe('accept cached pages up to this many seconds old, 0.5 credit each'),
   webhook_url: z
     .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../../http/auth.ts'
+import { mapLimit } from '../../jobs/map-limit.ts'
 import type { Store } from '../../store/database.ts'
 import { reserve, settle } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
@@ -191,18 +192,4 @@ async function readOne(
     const message = e.code === 'upstream_timeout' ? timeoutMessage(timeout) : e.message
     return { ok: false, failure: { url, error: { code: e.code as PageFailureCode, message } } }
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return out
 }

@@ -13,6 +13,13 @@ export const DEFAULT_TIMEOUT_SECONDS = 50
 /** Each entry is only length-checked here: a malformed URL fails alone in `failed[]`, not the whole call. */
 const urlEntry = z.string({ error: 'must be a URL string' }).max(8192, 'must be at most 8,192 characters')
 
+/** Per page, 100 to 100,000 o200k tokens (SPEC Limits); shared with crawl. */
+export const maxTokens = z
+  .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
+  .int('max_tokens must be an integer between 100 and 100,000')
+  .min(100, 'max_tokens must be between 100 and 100,000')
+  .max(100_000, 'max_tokens must be between 100 and 100,000')
+
 const options = {
   format: z.enum(['markdown', 'text', 'html'], { error: 'format must be markdown, text or html' }).optional(),
   query: z.string({ error: 'query must be a string' }).trim().min(1, 'query must not be empty').max(4096, 'query must be at most 4,096 characters').optional(),
@@ -22,12 +29,7 @@ const options = {
     .min(0, 'highlights must be between 0 and 10')
     .max(10, 'highlights must be between 0 and 10')
     .optional(),
-  max_tokens: z
-    .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
-    .int('max_tokens must be an integer between 100 and 100,000')
-    .min(100, 'max_tokens must be between 100 and 100,000')
-    .max(100_000, 'max_tokens must be between 100 and 100,000')
-    .optional(),
+  max_tokens: maxTokens.optional(),
   include_links: flag('include_links').optional(),
   include_images: flag('include_images').optional(),
   max_age: maxAge.optional(),

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors.ts'
-import { mapLimit } from '../reading/extract.service.ts'
+import { mapLimit } from '../../jobs/map-limit.ts'
 import { type PageReadDeps, pagePriceMc, readPage } from '../reading/page-read.service.ts'
 import type { OrganicResult } from './search.types.ts'
 

@@ -1,3 +1,4 @@
+import { mapLimit } from '../../../jobs/map-limit.ts'
 import { type ParsedSitemap, parseSitemap } from './sitemap.parse.ts'
 
 export interface SitemapFetchResult {
@@ -89,20 +90,6 @@ async function fetchBefore(fetchBody: SitemapFetcher, url: string, deadline: num
   }
 }
 
-/** `items.map(fn)` with at most `limit` calls in flight; results keep the input order. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
-  return out
-}
-
 /**
  * Walks sitemaps breadth first from `starts` (robots.txt's Sitemap lines, or /sitemap.xml):
  * indexes are followed up to `maxDepth` levels, no sitemap is fetched twice (an index listing
@@ -139,7 +126,7 @@ export async function collectSitemaps(starts: string[], fetchBody: SitemapFetche
       errors.push(`${level.length - batch.length} sitemap(s) not read: at most ${limits.maxSitemaps} per call`)
     }
     fetches += batch.length
-    const outcomes = await mapLimited(batch, limits.concurrency ?? DEFAULT_CONCURRENCY, (url) => fetchBefore(fetchBody, url, limits.deadline))
+    const outcomes = await mapLimit(batch, limits.concurrency ?? DEFAULT_CONCURRENCY, (url) => fetchBefore(fetchBody, url, limits.deadline))
     const next: string[] = []
 
     for (const [i, url] of batch.entries()) {
