@@ -3,7 +3,7 @@ import { isDateline } from './content.dateline.ts'
 import { linksLeaveSite, type Site, siteOf } from './content.links.ts'
 import { isTeaserIndex } from './content.teasers.ts'
 import { dropTitleHeading } from './content.title.ts'
-import { BLOCK_TAGS, collapse, HEADING_TAGS, isElement, isText, removeNodes, textOf } from './dom.utils.ts'
+import { BLOCK_TAGS, collapse, HEADING_TAGS, isElement, isText, NON_CONTENT_TAGS, removeNodes, textOf } from './dom.utils.ts'
 
 /**
  * Trawl's main-content extractor, on htmlparser2's DOM. Hand-written rather than Readability
@@ -39,27 +39,7 @@ export interface ContentPick {
 const NOISE_WEIGHT = 0.5
 const CELL_MERGE = 60
 const SHORT_LINK = 25
-const DROP_TAGS = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'svg',
-  'iframe',
-  'object',
-  'embed',
-  'canvas',
-  'button',
-  'input',
-  'select',
-  'textarea',
-  'option',
-  'link',
-  'meta',
-  'map',
-  'dialog',
-  'head',
-])
+const DROP_TAGS = new Set([...NON_CONTENT_TAGS, 'option', 'map', 'dialog', 'head'])
 const FURNITURE_TAGS = new Set(['nav', 'aside', 'footer', 'menu'])
 // Strong words mark furniture even next to a content-ish word ("comment-body", "related-posts").
 // Words that mark furniture even on a big element ("comment-body", "related-posts").

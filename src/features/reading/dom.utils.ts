@@ -60,6 +60,25 @@ export const BLOCK_TAGS = new Set([
   'noframes',
 ])
 
+/** Elements that never carry readable content: the extractor prunes them, the HTML writer drops them. */
+export const NON_CONTENT_TAGS: ReadonlySet<string> = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'link',
+  'meta',
+])
+
 export const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
 
 export function attr(el: Element, name: string): string | undefined {

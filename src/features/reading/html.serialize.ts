@@ -1,5 +1,5 @@
 import type { AnyNode, Element } from 'domhandler'
-import { absoluteUrl, isElement, isText } from './dom.utils.ts'
+import { absoluteUrl, isElement, isText, NON_CONTENT_TAGS } from './dom.utils.ts'
 import { codeLanguage, imageSource } from './markdown.convert.ts'
 
 /**
@@ -8,24 +8,7 @@ import { codeLanguage, imageSource } from './markdown.convert.ts'
  */
 
 const VOID = new Set(['br', 'hr', 'img', 'wbr', 'source', 'col'])
-const DROP = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'svg',
-  'iframe',
-  'object',
-  'embed',
-  'canvas',
-  'button',
-  'input',
-  'select',
-  'textarea',
-  'form',
-  'link',
-  'meta',
-])
+const DROP = new Set([...NON_CONTENT_TAGS, 'form'])
 // Wrappers whose tags carry no meaning once styling is gone; their children are kept.
 const UNWRAP = new Set(['span', 'font', 'center', 'html', 'body', 'main', 'article', 'section', 'header', 'div', 'picture', 'source'])
 const KEEP_ATTRS: Record<string, string[]> = {
