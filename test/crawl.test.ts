@@ -178,11 +178,13 @@ describe('/v1/crawl without a running worker', () => {
       const canceled = await (await call(t, key, 'DELETE', `/v1/crawl/${first.id}`)).json()
       expect(canceled).toMatchObject({ status: 'canceled', error: { code: 'canceled' } })
       expect(await expectBooksBalanced(t, accountId)).toBe(1000)
-      for (let i = 0; i < 20; i++) expect((await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 1 })).status).toBe(202)
-      const over = await call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 1 })
-      expect(over.status).toBe(429)
+      // 30 simultaneous POSTs: exactly 20 are queued, the rest refused and not charged.
+      const burst = await Promise.all(Array.from({ length: 30 }, () => call(t, key, 'POST', '/v1/crawl', { url: site.url, limit: 1 })))
+      expect(burst.filter((r) => r.status === 202)).toHaveLength(20)
+      const over = burst.find((r) => r.status === 429)!
       expect(over.headers.get('retry-after')).toBeTruthy()
       expect((await over.json()).error.code).toBe('rate_limited')
+      expect(await expectBooksBalanced(t, accountId)).toBe(980)
     } finally {
       await t.close()
     }

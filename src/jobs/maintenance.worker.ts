@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { pruneExpiredCrawls } from '../features/crawl/crawl.store.ts'
 import { refundStaleReservations } from '../features/credits/credits.service.ts'
 import type { Services } from '../services.ts'
 
 /**
- * Housekeeping every worker runs: refunds reservations left by a crashed process and prunes the
- * response cache. Safe to run in several processes at once (each refund happens exactly once).
+ * Housekeeping every worker runs: refunds reservations left by a crashed process, prunes the
+ * response cache and removes crawl results past their 24 hours. Safe to run in several processes at once (each refund happens exactly once).
  */
 export function startMaintenance(services: Services, log: FastifyBaseLogger, everyMs = 60_000) {
   let running = false
@@ -16,6 +17,8 @@ export function startMaintenance(services: Services, log: FastifyBaseLogger, eve
       if (refunded > 0) log.warn({ refunded }, 'refunded reservations left by an interrupted process')
       const pruned = await services.cache.prune()
       if (pruned > 0) log.debug({ pruned }, 'pruned expired cache entries')
+      const crawls = await pruneExpiredCrawls(services.store.db, Date.now())
+      if (crawls > 0) log.debug({ crawls }, 'removed crawls past their 24 hours')
     } catch (err) {
       log.error({ err }, 'maintenance failed; will retry')
     } finally {

@@ -4,6 +4,7 @@ import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { charge, refund } from '../credits/credits.service.ts'
+import { lockAccount } from '../credits/credits.store.ts'
 import { toMc } from '../credits/money.ts'
 import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
@@ -13,6 +14,9 @@ import { wakeCrawlWorkers } from './crawl.wake.ts'
 
 export const MAX_ACTIVE_CRAWLS = 20
 export const CRAWL_RESULT_TTL_MS = 24 * 3600_000
+
+const tooManyCrawls = () =>
+  new ApiError('rate_limited', `at most ${MAX_ACTIVE_CRAWLS} crawls may be queued or running at once; wait for one to finish`, { retryAfterSeconds: 30 })
 
 /** The request as stored and echoed: defaults filled in. */
 export type CrawlRequest = ReturnType<typeof normaliseCrawl>
@@ -40,15 +44,9 @@ export function normaliseCrawl(p: CrawlParams) {
  * worker refunds what was not read), then a queued row for a worker to claim.
  */
 export async function startCrawl(store: Store, auth: AuthContext, params: CrawlParams, requestId: string) {
-  if ((await countActiveCrawls(store.db, auth.accountId)) >= MAX_ACTIVE_CRAWLS) {
-    throw new ApiError('rate_limited', `at most ${MAX_ACTIVE_CRAWLS} crawls may be queued or running at once; wait for one to finish`, {
-      retryAfterSeconds: 30,
-    })
-  }
   const request = normaliseCrawl(params)
   const reservedMc = toMc(request.limit)
   const now = Date.now()
-  const balanceMc = await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, reservedMc, requestId, '/v1/crawl')
   const row: CrawlRow = {
     id: randomUUID(),
     account_id: auth.accountId,
@@ -73,12 +71,15 @@ export async function startCrawl(store: Store, auth: AuthContext, params: CrawlP
     completed_at: null,
     expires_at: null,
   }
-  try {
-    await insertCrawl(store.db, row)
-  } catch (err) {
-    await refund(store, { accountId: auth.accountId, keyId: auth.keyId }, reservedMc, { at: now, requestId, endpoint: '/v1/crawl', wholeCharge: true })
-    throw err
-  }
+  // One transaction under the account lock: the cap check, the debit and the row stand or fall
+  // together, and simultaneous POSTs cannot both take the 20th place.
+  const balanceMc = await store.transaction(async (tx) => {
+    await lockAccount(tx, auth.accountId)
+    if ((await countActiveCrawls(tx, auth.accountId)) >= MAX_ACTIVE_CRAWLS) throw tooManyCrawls()
+    const balance = await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, reservedMc, requestId, '/v1/crawl', tx)
+    await insertCrawl(tx, row)
+    return balance
+  })
   wakeCrawlWorkers(store)
   return { task: toCrawlView(row, null), balanceMc }
 }

@@ -10,7 +10,7 @@ import { pagePriceMc, readPage } from '../reading/page-read.service.ts'
 import { enqueueWebhook } from '../webhooks/webhooks.service.ts'
 import { type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
 import { CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.service.ts'
-import { chargeCrawlPage, findCrawlById, pruneExpiredCrawls } from './crawl.store.ts'
+import { chargeCrawlPage, findCrawlById } from './crawl.store.ts'
 import { onCrawlQueued } from './crawl.wake.ts'
 import { readSitemaps, sitemapStarts } from './site.discovery.ts'
 import { pathFilter } from './site.params.ts'
@@ -48,7 +48,6 @@ export function startCrawlWorker(
   const tick = async () => {
     if (stopped) return
     try {
-      await pruneExpiredCrawls(store.db, Date.now())
       const free = CRAWLS_PER_WORKER - running.size
       if (free <= 0) return
       for (const id of await claimDue(store, CRAWLS, { workerId, leaseMs: LEASE_MS, limit: free })) {
@@ -109,6 +108,7 @@ export function startCrawlWorker(
         .where('id', '=', id)
         .where('lease_owner', '=', workerId)
         .execute()
+        .catch((err) => log.debug({ err, crawl: id }, 'progress not saved'))
     }
     let outcome: CrawlOutcome
     try {

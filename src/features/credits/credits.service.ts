@@ -33,19 +33,21 @@ export async function reserve(store: Store, payer: Payer, amountMc: number, requ
 }
 
 /**
- * Debits `amountMc` for work that is already done (a cache hit): the same checks as reserve() in
- * one transaction, with nothing held. Returns the balance after.
+ * Debits `amountMc` for work that is already done (a cache hit) or held by a job row of its own (a
+ * crawl): the same checks as reserve() in one transaction (the caller's, when given), with no
+ * reservation row. Returns the balance after.
  */
-export async function charge(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string): Promise<number> {
-  const r = await debit(store, payer, amountMc, requestId, endpoint, false)
+export async function charge(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string, tx?: Tx): Promise<number> {
+  const r = await debit(store, payer, amountMc, requestId, endpoint, false, tx)
   return r.balanceAfterMc
 }
 
-async function debit(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string, hold: boolean) {
+async function debit(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string, hold: boolean, outer?: Tx) {
   const now = Date.now()
   const { month, day } = periods(new Date(now))
   const reservation = { id: randomUUID(), payer, amountMc, requestId, endpoint, month, day, balanceAfterMc: 0 }
-  await store.transaction(async (tx) => {
+  const run = (fn: (tx: Tx) => Promise<void>) => (outer ? fn(outer) : store.transaction(fn))
+  await run(async (tx) => {
     const account = await lockAccount(tx, payer.accountId)
     if (!account) throw new ApiError('unauthorized', 'API key belongs to a deleted account')
     if (payer.keyLimitMc != null) {
