@@ -96,7 +96,11 @@ describe('/v1/crawl', () => {
   test('with max_age, pages read by an earlier crawl come from the cache at half a credit', async () => {
     const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
     const before = site.requests.length
-    const task = await ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', { url: site.url, limit: 3, sitemap: 'skip', max_age: 3600 })).json()).id)
+    const task = await ended(
+      trawl,
+      key,
+      (await (await call(trawl, key, 'POST', '/v1/crawl', { url: site.url, limit: 3, sitemap: 'skip', max_age: 3600 })).json()).id,
+    )
     expect(task.result.pages).toHaveLength(3)
     expect(task.credits_used).toBe(1.5)
     expect(site.requests.slice(before).filter((r) => r !== '/robots.txt')).toEqual([])

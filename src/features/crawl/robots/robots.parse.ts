@@ -125,7 +125,7 @@ export function matchTarget(url: string): { path: string; pathname: string } | n
   // does (its ID_Encoding vectors are in the RFC set): the caller is expected to percent-encode.
   // Trawl's own callers pass canonical (encoded) URLs, so for crawls this never applies.
   const raw = rawPathAndQuery(url)
-  if (raw && /[^\x00-\x7F]/.test(raw)) return { path: canonicalPercentEncoding(raw, { keepNonAscii: true }), pathname: parsed.pathname }
+  if (raw && /[^\p{ASCII}]/u.test(raw)) return { path: canonicalPercentEncoding(raw, { keepNonAscii: true }), pathname: parsed.pathname }
   return { path: canonicalPercentEncoding(parsed.pathname + parsed.search), pathname: parsed.pathname }
 }
 
