@@ -1,6 +1,7 @@
 import type { AnyNode, Document, Element, ParentNode } from 'domhandler'
 import { isDateline } from './content.dateline.ts'
 import { linksLeaveSite, type Site, siteOf } from './content.links.ts'
+import { trailingSideBlocks } from './content.sideblocks.ts'
 import { isTeaserIndex } from './content.teasers.ts'
 import { dropTitleHeading } from './content.title.ts'
 import { BLOCK_TAGS, collapse, HEADING_TAGS, isElement, isText, NON_CONTENT_TAGS, removeNodes, textOf } from './dom.utils.ts'
@@ -241,12 +242,13 @@ export function cleanContent(pick: ContentPick, title: string | null, pageUrl?: 
   while (top.parent) top = top.parent
   const site = pageUrl ? siteOf(top, pageUrl, root) : null
   const index = isTeaserIndex(root)
-  const doomed: Element[] = []
+  const side = new Set(trailingSideBlocks(pick, title))
+  const doomed: Element[] = [...side]
   const visit = (el: Element) => {
     for (const c of el.children) {
       if (!isElement(c)) continue
       const s = stats.get(c)
-      if (!s) continue
+      if (!s || side.has(c)) continue
       if (shouldDrop(c, s, rootGood, site, index)) doomed.push(c)
       else visit(c)
     }

@@ -137,4 +137,19 @@ describe('content heuristics', () => {
     const el = parseDocument('<div class="user-bio">x</div>').children[0] as Element
     expect(furnitureLevel(el)).toBe(1)
   })
+
+  test('a trailing block that opens with an unrelated heading is another story', async () => {
+    const page = (side: string) =>
+      `<html><head><title>Harbour bridge reopens after repairs</title></head><body><div class="page"><h1>Harbour bridge reopens after repairs</h1>` +
+      `<div class="story"><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(3)}</p></div>${side}</div></body></html>`
+    const other = '<p>Another city council approved a new housing plan on Monday, with three hundred flats.</p>'
+    const body = `${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}`
+    expect(await read(page(`<div class="timeline"><h3>Happening now</h3>${other}</div>`))).toBe(body)
+    // A heading that shares a word with the title is a section of this story.
+    expect(await read(page(`<div class="timeline"><h3>What the bridge costs</h3>${other}</div>`))).toBe(
+      `${body}\n\n### What the bridge costs\n\n${other.slice(3, -4)}`,
+    )
+    // A block built like the story's own is the story's next part.
+    expect(await read(page(`<div class="story"><h3>Happening now</h3>${other}</div>`))).toBe(`${body}\n\n### Happening now\n\n${other.slice(3, -4)}`)
+  })
 })
