@@ -4,12 +4,13 @@ import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
 import type { Store } from '../../store/database.ts'
 import { toMc } from '../credits/money.ts'
+import { CrawlTask } from './crawl.response.ts'
 import { CrawlIdParams, CrawlParams } from './crawl.schema.ts'
 import { cancelCrawl, getCrawl, startCrawl } from './crawl.service.ts'
 
 /** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
 export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number }) {
-  const schema = { tags: ['crawl'], response: errorResponses }
+  const schema = { tags: ['crawl'], response: { 200: CrawlTask, ...errorResponses } }
   const idOf = (params: unknown) => parseWith(CrawlIdParams, params).id
 
   app.post(
@@ -17,7 +18,8 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
     {
       config: { auth: 'key', billed: true },
       schema: {
-        ...schema,
+        tags: ['crawl'],
+        response: { 202: CrawlTask, ...errorResponses },
         summary: 'Start a crawl',
         description: 'Returns 202 with the task; `limit` credits are reserved and the unused part refunded.',
         body: CrawlParams,

@@ -3,6 +3,7 @@ import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { countTokens } from '../../text/tokens.ts'
+import { MapResponse } from './map.response.ts'
 import { MapParams } from './map.schema.ts'
 import { type MapDeps, runMap } from './map.service.ts'
 
@@ -16,7 +17,7 @@ export function mapRoutes(app: FastifyInstance, deps: MapDeps & { usdPerCredit: 
         tags: ['crawl'],
         description: 'From its sitemaps and the start page’s links; 1 credit when URLs were found, free otherwise.',
         body: MapParams,
-        response: errorResponses,
+        response: { 200: MapResponse, ...errorResponses },
       },
     },
     async (req, reply) => {
