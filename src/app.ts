@@ -4,6 +4,7 @@ import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { CACHE_TTL_MS } from './cache/response-cache.ts'
 import { ApiError } from './errors.ts'
 import { accountRoutes } from './features/accounts/account.routes.ts'
 import { adminRoutes } from './features/accounts/admin.routes.ts'
@@ -90,7 +91,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   })
 
-  const deps = { ...services, log: app.log, cacheTtlMs: 24 * 3600_000, usdPerCredit: config.usdPerCredit }
+  const deps = { ...services, log: app.log, cacheTtlMs: CACHE_TTL_MS, usdPerCredit: config.usdPerCredit }
   healthRoutes(app, services)
   accountRoutes(app, services)
   adminRoutes(app, services)

@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis'
 import type { Store } from '../store/database.ts'
 
+/** How long a search result or read page is kept; `max_age` can only reach back this far. */
+export const CACHE_TTL_MS = 24 * 3600_000
+
 export interface CachedValue<T = unknown> {
   value: T
   storedAt: number

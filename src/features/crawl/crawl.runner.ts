@@ -108,6 +108,7 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   const pages: CrawlOutcome['pages'] = []
   const failed: CrawlOutcome['failed'] = []
   const seen = new Set<string>()
+  const readKeys = new Set<string>() // keys of pages already in `pages`
   const frontier: Item[] = []
   let order = 0
   let duplicates = 0
@@ -184,12 +185,13 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
     // Redirects folded: the final URL is a page of its own, never to be read again.
     const finalKey = plan.key(outcome.url)
     if (finalKey !== plan.key(item.url)) {
-      if (seen.has(finalKey) && pages.some((p) => plan.key(String(p.url)) === finalKey)) {
+      if (readKeys.has(finalKey)) {
         duplicates++
         return
       }
       seen.add(finalKey)
     }
+    readKeys.add(finalKey)
     await env.onPage(finalKey, outcome.cached)
     pages.push({ url: outcome.url, depth: item.depth, ...outcome.page })
     bytes += outcome.bytes

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
+import { CACHE_TTL_MS } from '../../cache/response-cache.ts'
 import { claimDue, renewLease } from '../../jobs/lease.ts'
 import type { Services } from '../../services.ts'
 import type { CrawlRow } from '../../store/schema.ts'
@@ -119,10 +120,9 @@ export function startCrawlWorker(
           const crawlDelayMs = robots.crawlDelayMs == null ? null : Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS)
           return { ...robots, crawlDelayMs, blocked: robots.status === 'error' || robots.status === 'unreachable' }
         },
-        sitemapUrls: async (_named, maxUrls) => {
+        sitemapUrls: async (named, maxUrls) => {
           const origin = new URL(request.url).origin
-          const robots = await services.robots.get(request.url)
-          const found = await readSitemaps(config, origin, sitemapStarts(robots, origin), maxUrls, Date.now() + 60_000)
+          const found = await readSitemaps(config, origin, sitemapStarts(named, origin), maxUrls, Date.now() + 60_000)
           return found.entries.map((e) => e.url)
         },
         read: (url) => readOne(url, request),
@@ -144,7 +144,7 @@ export function startCrawlWorker(
   const readOne = async (url: string, request: CrawlRequest): Promise<ReadOutcome | ReadFailure> => {
     try {
       const read = await readPage(
-        { cache: services.cache, config, log, cacheTtlMs: 24 * 3600_000 },
+        { cache: services.cache, config, log, cacheTtlMs: CACHE_TTL_MS },
         url,
         { format: request.format, includeLinks: request.include_links, maxTokens: request.max_tokens, timeoutMs: PAGE_TIMEOUT_MS, discoverLinks: true },
         request.max_age,

@@ -1,7 +1,6 @@
 import type { Config } from '../../config.ts'
 import { safeFetch } from '../../net/safe-fetch.ts'
 import { RobotsCache } from './robots/robots.cache.ts'
-import type { LoadedRobots } from './robots/robots.load.ts'
 import { type CollectedSitemaps, collectSitemaps, type SitemapFetcher } from './sitemaps/sitemap.collect.ts'
 import { onSite } from './urls/site.match.ts'
 
@@ -30,8 +29,8 @@ export function sitemapFetcher(config: Pick<Config, 'allowPrivateNetwork'>, orig
 }
 
 /** The sitemaps robots.txt names, or /sitemap.xml when it names none. */
-export function sitemapStarts(robots: LoadedRobots, origin: string): string[] {
-  const named = robots.sitemaps.filter((s) => onSite(s, origin, true))
+export function sitemapStarts(sitemaps: readonly string[], origin: string): string[] {
+  const named = sitemaps.filter((s) => onSite(s, origin, true))
   return named.length > 0 ? named : [`${origin}/sitemap.xml`]
 }
 

@@ -68,7 +68,7 @@ export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams
     const collectUpTo = params.search ? 5000 : limit
     if (mode !== 'skip') {
       const robots = await deps.robots.get(origin)
-      const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots, origin), collectUpTo * 2, deadline)
+      const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots.sitemaps, origin), collectUpTo * 2, deadline)
       for (const entry of sitemaps.entries) add(entry.url, 'sitemap', { lastmod: entry.lastmod })
     }
     if (mode !== 'only') {
@@ -117,7 +117,10 @@ async function startPageLinks(deps: MapDeps, start: string, deadline: number) {
 function rank(results: MapResult[], search: string | undefined): MapResult[] {
   if (!search) return results
   const scores = bm25Scores(
-    results.map((r) => [...tokenize(new URL(r.url).pathname + new URL(r.url).search), ...tokenize(r.title ?? '')]),
+    results.map((r) => {
+      const url = new URL(r.url)
+      return [...tokenize(url.pathname + url.search), ...tokenize(r.title ?? '')]
+    }),
     search,
   )
   return results

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto'
-import type { FastifyBaseLogger } from 'fastify'
-import type { ResponseCache } from '../../cache/response-cache.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
@@ -16,12 +14,10 @@ import type { SearchParams } from './search.schema.ts'
 import type { OrganicResult, ParsedSearchPage, SearchRequest } from './search.types.ts'
 import { attachContent } from './search-content.service.ts'
 
+/** The page-reading deps (cache, log, cacheTtlMs, config) serve include_content too. */
 export interface SearchDeps extends PageReadDeps {
   store: Store
-  cache: ResponseCache
   engines: Map<string, SearchEngine>
-  log: FastifyBaseLogger
-  cacheTtlMs: number
 }
 
 export interface SearchOptions {
