@@ -115,3 +115,171 @@ export interface ParsedSearchPage {
   total_results?: number
   parse_quality: ParseQuality
 }
+
+// ---------------------------------------------------------------------------------------------
+// Other verticals (SPEC "Other verticals: results[] item fields"). Fields an engine page does not
+// carry are left out rather than set to null.
+
+/** What an engine's parser gets out of one page of any vertical other than web search. */
+export interface VerticalPage<T> {
+  results: T[]
+  parse_quality: ParseQuality
+  total_results?: number
+}
+
+export interface NewsResult {
+  position: number
+  title: string
+  link: string
+  domain: string
+  snippet?: string
+  date?: string // as displayed, e.g. "3 hours ago" or the feed's date text
+  source?: string
+  image_url?: string
+}
+
+export interface ImageResult {
+  position: number
+  title: string
+  image_url: string
+  image_width?: number
+  image_height?: number
+  thumbnail_url?: string
+  source?: string
+  domain?: string
+  link?: string // the page the image is on
+}
+
+export interface VideoResult {
+  position: number
+  title: string
+  link: string
+  domain: string
+  snippet?: string
+  image_url?: string
+  duration?: string // as displayed, "12:34"
+  source?: string // "YouTube"
+  channel?: string
+  date?: string
+}
+
+export interface MapsPlace {
+  position: number
+  title: string
+  address?: string
+  latitude?: number
+  longitude?: number
+  rating?: number
+  rating_count?: number
+  price_level?: string // as displayed: "$$", "€10–20"
+  type?: string
+  types?: string[]
+  website?: string
+  phone_number?: string
+  opening_hours?: Record<string, string> // "Monday" -> "7 AM–6 PM"
+  thumbnail_url?: string
+  place_id?: string // ChIJ…
+  cid?: string // decimal customer id
+  fid?: string // 0x…:0x… feature id
+}
+
+export interface ShoppingResult {
+  position: number
+  title: string
+  source?: string // merchant
+  link?: string
+  price?: string // as displayed, "$1,299.00"
+  price_value?: number
+  currency?: string // ISO 4217, "USD"
+  delivery?: string
+  image_url?: string
+  rating?: number
+  rating_count?: number
+  offers?: string // as displayed, "Compare prices from 5+ stores"
+  product_id?: string
+}
+
+export interface ScholarResult {
+  position: number
+  title: string
+  link?: string // citations ([CITATION]) have no link
+  domain?: string
+  publication_info?: string
+  snippet?: string
+  year?: number
+  cited_by?: number
+  pdf_url?: string
+  id?: string // Scholar's cluster/result id
+}
+
+export interface PatentResult {
+  position: number
+  title: string
+  snippet?: string
+  link: string
+  publication_number: string
+  priority_date?: string // ISO date, YYYY-MM-DD
+  filing_date?: string
+  grant_date?: string
+  publication_date?: string
+  inventor?: string
+  assignee?: string
+  language?: string
+  pdf_url?: string
+  thumbnail_url?: string
+}
+
+export interface AutocompleteSuggestion {
+  value: string
+}
+
+export interface LensResult {
+  position: number
+  title: string
+  source?: string
+  link: string
+  domain: string
+  image_url?: string
+  thumbnail_url?: string
+}
+
+export interface Review {
+  rating: number
+  date?: string // as displayed, "2 months ago"
+  iso_date?: string // ISO 8601
+  snippet?: string
+  likes?: number
+  user?: { name: string; thumbnail?: string; reviews?: number }
+  response?: { snippet: string; date?: string } // owner reply
+}
+
+export type ReviewSort = 'most_relevant' | 'newest' | 'highest_rating' | 'lowest_rating'
+
+/**
+ * The normalised request of every vertical other than web search, echoed as `request`. Only the
+ * parameters that apply to the vertical are set (SPEC parameter table); defaults are filled in.
+ */
+export interface VerticalRequest {
+  endpoint: 'news' | 'images' | 'videos' | 'maps' | 'places' | 'shopping' | 'scholar' | 'patents' | 'autocomplete' | 'lens' | 'reviews'
+  engine?: string
+  q?: string // every vertical but lens and reviews
+  url?: string // lens: the image URL
+  country?: string
+  language?: string
+  location?: string
+  uule?: string
+  ll?: string // maps
+  num?: number // news, images, videos, scholar, patents (10..100); reviews (1..50)
+  page?: number
+  time?: 'hour' | 'day' | 'week' | 'month' | 'year'
+  tbs?: string
+  safe?: 'off' | 'active'
+  include_domains?: string[]
+  exclude_domains?: string[]
+  // reviews
+  place_id?: string
+  cid?: string
+  fid?: string
+  sort?: ReviewSort
+  page_token?: string
+}

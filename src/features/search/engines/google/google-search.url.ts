@@ -53,10 +53,10 @@ export function buildGoogleSearchRequest(req: SearchRequest): GoogleSearchReques
   params.push(['ie', 'UTF-8'], ['oe', 'UTF-8'])
 
   const query = params.map(([k, v]) => `${k}=${k === 'uule' ? encodeUuleParam(v) : encodeURIComponent(v)}`).join('&')
-  return { url: `${ENDPOINT}?${query}`, headers: headersFor(req) }
+  return { url: `${ENDPOINT}?${query}`, headers: googleHeaders(req.language, req.device) }
 }
 
-function lrCode(language: string): string {
+export function lrCode(language: string): string {
   const lower = language.toLowerCase()
   if (LR_WITH_REGION.has(lower)) return `zh-${lower.slice(3).toUpperCase()}`
   return lower.split('-')[0] ?? lower
@@ -67,12 +67,13 @@ function encodeUuleParam(v: string): string {
   return v.replace(/[^A-Za-z0-9+_-]/g, (c) => encodeURIComponent(c))
 }
 
-function headersFor(req: SearchRequest): Record<string, string> {
-  const mobile = req.device === 'mobile'
+/** Browser-like headers every Google vertical sends (consent pre-answered, Chrome client hints). */
+export function googleHeaders(language: string, device: 'desktop' | 'mobile' = 'desktop'): Record<string, string> {
+  const mobile = device === 'mobile'
   return {
     'User-Agent': mobile ? MOBILE_UA : DESKTOP_UA,
     Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-    'Accept-Language': acceptLanguage(req.language),
+    'Accept-Language': acceptLanguage(language),
     'Sec-CH-UA-Mobile': mobile ? '?1' : '?0',
     'Sec-CH-UA-Platform': mobile ? '"Android"' : '"Windows"',
     'Upgrade-Insecure-Requests': '1',
