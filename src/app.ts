@@ -16,6 +16,7 @@ import { healthRoutes } from './features/health/health.routes.ts'
 import { mapRoutes } from './features/map/map.routes.ts'
 import { readingRoutes } from './features/reading/reading.routes.ts'
 import { searchRoutes } from './features/search/search.routes.ts'
+import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
 import { keyFromRequest } from './http/auth.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
@@ -96,6 +97,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   accountRoutes(app, services)
   adminRoutes(app, services)
   searchRoutes(app, deps)
+  verticalRoutes(app, deps)
   readingRoutes(app, deps)
   mapRoutes(app, deps)
   crawlRoutes(app, deps)

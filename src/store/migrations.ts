@@ -162,6 +162,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute()
       },
     },
+    '0004_server_secrets': {
+      async up(db: Kysely<any>) {
+        // Secrets every process of one installation must share (page-token signing), made once.
+        await db.schema
+          .createTable('server_secrets')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute()
+      },
+    },
   }
 }
 

@@ -17,6 +17,7 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveryRow
   crawls: CrawlRow
   crawl_pages: CrawlPageRow
+  server_secrets: ServerSecretRow
 }
 
 export interface AccountRow {
@@ -164,4 +165,10 @@ export interface CrawlPageRow {
   crawl_id: string
   url_key: string
   charged_mc: number
+}
+
+export interface ServerSecretRow {
+  name: string
+  value: string
+  created_at: number
 }

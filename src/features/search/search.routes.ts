@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import { countTokens, countTokensOnce } from '../../text/tokens.ts'
-import { renderSearchResponse, validateOutputOptions } from './output/output.ts'
+import { sendLookup } from './lookup.reply.ts'
+import { validateOutputOptions } from './output/output.ts'
 import { SearchResponse } from './search.response.ts'
 import { SearchParams } from './search.schema.ts'
 import { normaliseSearch, runSearch, type SearchDeps } from './search.service.ts'
@@ -15,21 +14,7 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
     validateOutputOptions('search', output) // before anything is reserved, so a bad one costs nothing
     const request = normaliseSearch(params, req.auth)
     const outcome = await runSearch(deps, req.auth, request, { maxAge: params.max_age, includeContent: params.include_content }, req.id)
-    const rendered = renderSearchResponse('search', outcome.body, output)
-    setBillingHeaders(
-      req,
-      reply,
-      {
-        usedMc: outcome.usedMc,
-        balanceMc: outcome.balanceMc,
-        cacheHit: outcome.cacheHit,
-        tokens: outcome.cacheHit
-          ? countTokensOnce(`${outcome.cacheKey}|${output.format}|${output.fields ?? ''}`, rendered.tokensText)
-          : countTokens(rendered.tokensText),
-      },
-      deps.usdPerCredit,
-    )
-    return reply.type(rendered.contentType).send(rendered.payload)
+    return sendLookup(req, reply, 'search', outcome, output, deps.usdPerCredit)
   }
   const route = {
     config: { auth: 'key' as const, billed: true },

@@ -4,11 +4,13 @@ import type { BlockDetector, RouteAttempt } from './upstream/upstream.types.ts'
 /** A web-search provider: builds the upstream request, fetches it through the upstream client, parses it. */
 export interface SearchEngine {
   name: string
-  search(req: SearchRequest, signal?: AbortSignal): Promise<EngineAnswer>
+  search(req: SearchRequest, signal?: AbortSignal): Promise<EngineAnswer<ParsedSearchPage>>
+  /** The engine's other verticals; undefined for one it does not offer. */
+  vertical?(req: VerticalRequest): Promise<EngineAnswer<VerticalAnswer<unknown>>> | undefined
 }
 
-export interface EngineAnswer {
-  page: ParsedSearchPage
+export interface EngineAnswer<P> {
+  page: P
   attempts: RouteAttempt[]
 }
 

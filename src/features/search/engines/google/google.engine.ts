@@ -1,11 +1,15 @@
-import type { SearchEngine } from '../search-engine.ts'
+import type { VerticalRequest } from '../../search.types.ts'
+import type { EngineFetch, EngineVertical, SearchEngine } from '../search-engine.ts'
+import type { RouteAttempt } from '../upstream/upstream.types.ts'
 import type { UpstreamClient } from '../upstream/upstream-client.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 import { buildGoogleSearchRequest, enforceDomainFilters } from './google-search.url.ts'
 
-/** The primary engine: Google web search, fetched through the upstream client and parsed from HTML. */
-export function googleEngine(upstream: UpstreamClient): SearchEngine {
+export type GoogleVerticals = Partial<Record<VerticalRequest['endpoint'], EngineVertical<unknown>>>
+
+/** The primary engine: Google web search and its verticals, fetched through the upstream client. */
+export function googleEngine(upstream: UpstreamClient, verticals: GoogleVerticals = {}): SearchEngine {
   return {
     name: 'google',
     async search(req, signal) {
@@ -16,6 +20,17 @@ export function googleEngine(upstream: UpstreamClient): SearchEngine {
         page.results = enforceDomainFilters(page.results, req.include_domains ?? [], req.exclude_domains ?? [])
       }
       return { page, attempts: fetched.attempts }
+    },
+    vertical(req) {
+      const vertical = verticals[req.endpoint]
+      if (!vertical) return undefined
+      const attempts: RouteAttempt[] = []
+      const fetch: EngineFetch = async (url, headers, detectBlock) => {
+        const fetched = await upstream.fetchPage({ engine: 'google', url, headers, detectBlock: detectBlock ?? ((r) => detectGoogleBlock(r)) })
+        attempts.push(...fetched.attempts)
+        return fetched
+      }
+      return vertical.run(req, fetch).then((page) => ({ page, attempts }))
     },
   }
 }

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto'
+import type { ResponseCache } from '../../cache/response-cache.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import type { Store } from '../../store/database.ts'
+import { charge, reserve, settle } from '../credits/credits.service.ts'
+import { toCredits } from '../credits/money.ts'
+import { cacheHitPriceMc } from '../credits/prices.ts'
+
+/** A response body every search-style endpoint shares: a meta record beside what was found. */
+export interface LookupBody {
+  meta: Record<string, unknown>
+}
+
+export interface LookupDeps {
+  store: Store
+  cache: ResponseCache
+  cacheTtlMs: number
+  log: { warn(obj: object, msg: string): void }
+}
+
+/** What one billed lookup (search, a vertical, rank, the compatible endpoint) does and costs. */
+export interface LookupPlan<B extends LookupBody> {
+  /** Ledger label, e.g. /v1/images. */
+  endpoint: string
+  /** The normalised request; equal requests share one cache entry. */
+  request: object
+  /** Reserved before any upstream work. */
+  priceMc: number
+  /** What a body costs live; 0 means nothing was found (free, never cached, never enriched). */
+  deliveredMc(body: B): number
+  /** Accept a cached body up to this many seconds old, at half price. */
+  maxAge?: number
+  /** Asks the engine(s); the body's meta gets request_id, credits and latency filled in afterwards. */
+  live(): Promise<B>
+  /** Extra billed work on top of the body (include_content): reserved up front, returns what it earned. */
+  enrich?: { reserveMc: number; run(body: B, fromCache: boolean): Promise<{ body: B; usedMc: number }> }
+}
+
+export interface LookupOutcome<B> {
+  body: B
+  usedMc: number
+  balanceMc: number | null
+  cacheHit: boolean
+  cacheKey: string
+}
+
+export function lookupCacheKey(request: object): string {
+  const kind = (request as { endpoint?: string }).endpoint ?? 'lookup'
+  return `${kind}:${createHash('sha256').update(JSON.stringify(request)).digest('hex')}`
+}
+
+/**
+ * Cache (only with max_age), reserve, look up, settle. Every reservation is settled: the price of
+ * what was delivered, nothing on empty answers or failures. Successful non-empty bodies are cached
+ * for max_age replays; the enrichment (page contents) is never part of the cached body.
+ */
+export async function runBilledLookup<B extends LookupBody>(
+  deps: LookupDeps,
+  auth: AuthContext,
+  plan: LookupPlan<B>,
+  requestId: string,
+): Promise<LookupOutcome<B>> {
+  const started = performance.now()
+  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
+  const cacheKey = lookupCacheKey(plan.request)
+  const hit = plan.maxAge ? await cachedBody<B>(deps, cacheKey, plan.maxAge) : null
+
+  if (hit && !plan.enrich) {
+    // Work already done: one transaction, nothing held.
+    const hitPrice = cacheHitPriceMc(plan.deliveredMc(hit.body))
+    const balanceMc = await charge(deps.store, payer, hitPrice, requestId, plan.endpoint)
+    const meta = {
+      ...hit.body.meta,
+      request_id: requestId,
+      credits_used: toCredits(hitPrice),
+      cached: true,
+      cached_at: hit.cachedAt,
+      latency_ms: elapsed(started),
+    }
+    return { body: { ...hit.body, meta }, usedMc: hitPrice, balanceMc, cacheHit: true, cacheKey }
+  }
+
+  const lookupMc = hit ? cacheHitPriceMc(plan.priceMc) : plan.priceMc
+  const reservation = await reserve(deps.store, payer, lookupMc + (plan.enrich?.reserveMc ?? 0), requestId, plan.endpoint)
+  let body: B
+  let usedMc: number
+  try {
+    body = hit ? hit.body : await plan.live()
+    const delivered = plan.deliveredMc(body)
+    usedMc = hit ? cacheHitPriceMc(delivered) : delivered
+    if (!hit && delivered > 0) await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+    if (plan.enrich && delivered > 0) {
+      const enriched = await plan.enrich.run(body, hit != null)
+      body = enriched.body
+      usedMc += enriched.usedMc
+    }
+  } catch (err) {
+    await settle(deps.store, reservation, 0)
+    throw err
+  }
+  const balanceMc = await settle(deps.store, reservation, usedMc)
+  // A new object: cached bodies are shared and never changed in place.
+  const meta = {
+    ...body.meta,
+    request_id: requestId,
+    credits_used: toCredits(usedMc),
+    latency_ms: elapsed(started),
+    ...(hit && { cached: true, cached_at: hit.cachedAt }),
+  }
+  return { body: { ...body, meta }, usedMc, balanceMc, cacheHit: hit != null, cacheKey }
+}
+
+export const elapsed = (started: number) => Math.round(performance.now() - started)
+
+async function cachedBody<B>(deps: LookupDeps, cacheKey: string, maxAge: number) {
+  const hit = await deps.cache.get<B>(cacheKey).catch((err) => {
+    deps.log.warn({ err }, 'cache read failed; looking up live')
+    return null
+  })
+  if (!hit || Date.now() - hit.storedAt > maxAge * 1000) return null
+  return { body: hit.value, cachedAt: new Date(hit.storedAt).toISOString() }
+}
