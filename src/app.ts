@@ -9,11 +9,13 @@ import { ApiError } from './errors.ts'
 import { accountRoutes } from './features/accounts/account.routes.ts'
 import { adminRoutes } from './features/accounts/admin.routes.ts'
 import { crawlRoutes } from './features/crawl/crawl.routes.ts'
+import { cseRoutes } from './features/customsearch/cse.routes.ts'
 import { dashboardApiRoutes } from './features/dashboard/dashboard-api.routes.ts'
 import { webhookSettingsRoutes } from './features/dashboard/webhook-settings.routes.ts'
 import { docsRoutes } from './features/docs/docs.routes.ts'
 import { healthRoutes } from './features/health/health.routes.ts'
 import { mapRoutes } from './features/map/map.routes.ts'
+import { rankRoutes } from './features/rank/rank.routes.ts'
 import { readingRoutes } from './features/reading/reading.routes.ts'
 import { searchRoutes } from './features/search/search.routes.ts'
 import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
@@ -98,6 +100,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   adminRoutes(app, services)
   searchRoutes(app, deps)
   verticalRoutes(app, deps)
+  rankRoutes(app, deps)
+  cseRoutes(app, { ...deps, baseUrl: config.baseUrl })
   readingRoutes(app, deps)
   mapRoutes(app, deps)
   crawlRoutes(app, deps)

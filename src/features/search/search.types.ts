@@ -15,6 +15,8 @@ export interface SearchRequest {
   ll?: string
   num: 10 | 20 | 30 | 50 | 100
   page: number // 1..10
+  /** Exact result offset, overriding page (the compatible endpoint's 1-based `start`). */
+  offset?: number
   time?: 'hour' | 'day' | 'week' | 'month' | 'year'
   tbs?: string
   safe: 'off' | 'active'

@@ -43,7 +43,8 @@ export function buildGoogleSearchRequest(req: SearchRequest): GoogleSearchReques
   params.push(['gl', req.country])
   params.push(['lr', `lang_${lrCode(req.language)}`])
   if (req.num !== 10) params.push(['num', String(req.num)])
-  if (req.page > 1) params.push(['start', String((req.page - 1) * req.num)])
+  const start = req.offset ?? (req.page - 1) * req.num
+  if (start > 0) params.push(['start', String(start)])
   const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
   if (tbs.length) params.push(['tbs', tbs.join(',')])
   params.push(['safe', req.safe])

@@ -1,0 +1,113 @@
+import type { AuthContext } from '../../http/auth.ts'
+import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
+import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../search/billed-lookup.ts'
+import { askEngines, resolveEngineName } from '../search/engine-choice.ts'
+import type { SearchEngine } from '../search/engines/search-engine.ts'
+import { countryFromLocation } from '../search/search.params.ts'
+import type { OrganicResult, SearchRequest } from '../search/search.types.ts'
+import type { RankParams } from './rank.schema.ts'
+
+export interface RankDeps extends LookupDeps {
+  engines: Map<string, SearchEngine>
+}
+
+export interface RankRequest {
+  endpoint: 'rank'
+  engine: string
+  q: string
+  domain: string
+  country: string
+  language: string
+  location?: string
+  num: 10 | 20 | 30 | 50 | 100
+  device: 'desktop' | 'mobile'
+}
+
+export interface RankBody {
+  request: RankRequest
+  domain: string
+  position: number | null
+  matches: { position: number; title: string; link: string }[]
+  checked: number
+  meta: Record<string, unknown>
+}
+
+export function normaliseRank(p: RankParams, auth: AuthContext): RankRequest {
+  const req: RankRequest = {
+    endpoint: 'rank',
+    engine: resolveEngineName(undefined, auth),
+    q: p.q,
+    domain: p.domain,
+    country: p.country ?? (p.location ? countryFromLocation(p.location) : undefined) ?? 'us',
+    language: p.language ?? 'en',
+    num: p.num ?? 100,
+    device: p.device ?? 'desktop',
+  }
+  if (p.location) req.location = p.location
+  return req
+}
+
+/** True when `link`'s host is `domain` or one of its subdomains. */
+export function onDomain(link: string, domain: string): boolean {
+  let host: string
+  try {
+    host = new URL(link).hostname.toLowerCase().replace(/\.$/, '')
+  } catch {
+    return false
+  }
+  return host === domain || host.endsWith(`.${domain}`)
+}
+
+export function rankIn(results: readonly OrganicResult[], domain: string) {
+  const matches = results.filter((r) => onDomain(r.link, domain)).map((r) => ({ position: r.position, title: r.title, link: r.link }))
+  return { position: matches[0]?.position ?? null, matches, checked: results.length }
+}
+
+/** POST /v1/rank: one web search of depth `num`, priced like that search (7 for the top 100). */
+export function runRank(deps: RankDeps, auth: AuthContext, req: RankRequest, opts: { maxAge?: number }, requestId: string): Promise<LookupOutcome<RankBody>> {
+  const started = performance.now()
+  return runBilledLookup<RankBody>(
+    deps,
+    auth,
+    {
+      endpoint: '/v1/rank',
+      request: req,
+      priceMc: searchPriceMc(req.num),
+      // Billed for the organic results inspected, as a search of that depth would be.
+      deliveredMc: (body) => deliveredSearchPriceMc(req.num, body.checked),
+      maxAge: opts.maxAge,
+      async live() {
+        const search: SearchRequest = {
+          endpoint: 'search',
+          engine: req.engine,
+          q: req.q,
+          country: req.country,
+          language: req.language,
+          num: req.num,
+          page: 1,
+          safe: 'off',
+          device: req.device,
+          ...(req.location && { location: req.location }),
+        }
+        const answer = await askEngines(deps.engines, req.engine, (engine) => engine.search(search))
+        const results = answer.page.results.slice(0, req.num)
+        return {
+          request: req,
+          domain: req.domain,
+          ...rankIn(results, req.domain),
+          meta: {
+            request_id: requestId,
+            credits_used: 0,
+            cached: false,
+            engine: answer.engine,
+            route: answer.attempts,
+            latency_ms: elapsed(started),
+            parse_quality: results.length === 0 ? 'empty' : answer.page.parse_quality,
+            resolved_urls: true,
+          },
+        }
+      },
+    },
+    requestId,
+  )
+}
