@@ -1,0 +1,33 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { errorResponses } from '../../http/error-schema.ts'
+import { parseInput } from '../../http/parse-input.ts'
+import { countTokens } from '../../text/tokens.ts'
+import { CseParams } from './cse.schema.ts'
+import { type CseDeps, normaliseCse, runCse } from './cse.service.ts'
+
+/** GET /customsearch/v1: Google's Custom Search JSON API, answered from Trawl's own engines. */
+export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: number }) {
+  app.get(
+    '/customsearch/v1',
+    {
+      config: { auth: 'key', billed: true, keyParam: true },
+      schema: {
+        summary: 'Custom Search compatible',
+        tags: ['compatible'],
+        description:
+          "Google's Custom Search JSON API request and response, for its clients and libraries: change only the root URL and the key. The key may come as ?key=. 1 credit per page. Errors use Trawl's own envelope.",
+        querystring: CseParams,
+        response: errorResponses,
+      },
+    },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const params = parseInput(CseParams, req, { ignore: ['api_key', 'key'] })
+      const outcome = await runCse(deps, req.auth, normaliseCse(params, req.auth), req.id)
+      const payload = JSON.stringify(outcome.body, null, params.prettyPrint === false ? undefined : 2)
+      const tokens = countTokens(payload)
+      setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens }, deps.usdPerCredit)
+      return reply.type('application/json; charset=utf-8').send(payload)
+    },
+  )
+}

@@ -1,0 +1,147 @@
+import type { AuthContext } from '../../http/auth.ts'
+import { toMc } from '../credits/money.ts'
+import { PRICES } from '../credits/prices.ts'
+import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../search/billed-lookup.ts'
+import { askEngines, resolveEngineName } from '../search/engine-choice.ts'
+import type { SearchEngine } from '../search/engines/search-engine.ts'
+import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../search/search.types.ts'
+import { type CseBody, cseImageItem, cseSearchBody, cseWebItem } from './cse.response.ts'
+import type { CseParams } from './cse.schema.ts'
+
+export interface CseDeps extends LookupDeps {
+  engines: Map<string, SearchEngine>
+  baseUrl: string
+}
+
+/** The compatible request with Google's defaults filled in; its JSON is the cache key. */
+export interface CseRequest {
+  endpoint: 'customsearch'
+  engine: string
+  q: string // as sent; searchTerms echoes it
+  query: string // what Trawl searches: q with exactTerms, excludeTerms, orTerms, hq, fileType, range folded in
+  cx?: string
+  num: number
+  start: number
+  country: string
+  language: string
+  safe: 'active' | 'off'
+  tbs?: string
+  site?: { domain: string; exclude: boolean }
+  searchType?: 'image'
+}
+
+const DATE_UNITS: Record<string, string> = { d: 'd', w: 'w', m: 'm', y: 'y' }
+
+export function normaliseCse(p: CseParams, auth: AuthContext): CseRequest {
+  const extra = [
+    p.exactTerms && `"${p.exactTerms.replaceAll('"', '')}"`,
+    p.excludeTerms &&
+      p.excludeTerms
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((t) => `-${t}`)
+        .join(' '),
+    p.orTerms && `(${p.orTerms.split(/\s+/).filter(Boolean).join(' OR ')})`,
+    p.hq,
+    p.fileType && `filetype:${p.fileType.toLowerCase()}`,
+    (p.lowRange || p.highRange) && `${p.lowRange ?? ''}..${p.highRange ?? ''}`,
+  ].filter(Boolean)
+  const req: CseRequest = {
+    endpoint: 'customsearch',
+    engine: resolveEngineName(undefined, auth),
+    q: p.q,
+    query: [p.q, ...extra].join(' '),
+    num: p.num ?? 10,
+    start: p.start ?? 1,
+    country: p.gl ?? p.cr?.slice('country'.length).toLowerCase() ?? 'us',
+    language: p.hl ?? p.lr?.slice('lang_'.length) ?? 'en',
+    safe: p.safe && p.safe !== 'off' ? 'active' : 'off',
+  }
+  if (p.cx) req.cx = p.cx
+  if (p.dateRestrict) {
+    const unit = DATE_UNITS[p.dateRestrict[0] ?? '']
+    const count = p.dateRestrict.slice(1)
+    req.tbs = `qdr:${unit}${count && count !== '1' ? count : ''}`
+  }
+  if (p.siteSearch) {
+    const domain = p.siteSearch
+      .toLowerCase()
+      .replace(/^https?:\/\//, '')
+      .replace(/^www\./, '')
+      .replace(/\/+$/, '')
+    req.site = { domain, exclude: p.siteSearchFilter === 'e' }
+  }
+  if (p.searchType) req.searchType = p.searchType
+  return req
+}
+
+/** 1 credit per page of up to 10 results, free when nothing came back. */
+export function runCse(deps: CseDeps, auth: AuthContext, req: CseRequest, requestId: string): Promise<LookupOutcome<CseBody>> {
+  const started = performance.now()
+  return runBilledLookup<CseBody>(
+    deps,
+    auth,
+    {
+      endpoint: '/customsearch/v1',
+      request: req,
+      priceMc: toMc(PRICES.page),
+      deliveredMc: (body) => (body.items?.length ? toMc(PRICES.page) : 0),
+      live: async () => {
+        const found = req.searchType === 'image' ? await imageItems(deps, req) : await webItems(deps, req)
+        const body = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - started) / 1000)
+        return { ...body, meta: { request_id: requestId, engine: found.engine, route: found.route, latency_ms: elapsed(started) } }
+      },
+    },
+    requestId,
+  )
+}
+
+async function webItems(deps: CseDeps, req: CseRequest) {
+  const search: SearchRequest = {
+    endpoint: 'search',
+    engine: req.engine,
+    q: req.query,
+    country: req.country,
+    language: req.language,
+    num: 10,
+    page: 1,
+    offset: req.start - 1,
+    safe: req.safe,
+    device: 'desktop',
+    ...(req.tbs && { tbs: req.tbs }),
+    ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
+  }
+  const answer = await askEngines(deps.engines, req.engine, (engine) => engine.search(search))
+  const results: OrganicResult[] = answer.page.results.slice(0, req.num)
+  return {
+    items: results.map((r) => cseWebItem(r, req.q)),
+    totalResults: answer.page.total_results ?? req.start - 1 + results.length,
+    engine: answer.engine,
+    route: answer.attempts,
+  }
+}
+
+/** Image pages hold 10 results each here; `start` picks the page and the offset inside it. */
+async function imageItems(deps: CseDeps, req: CseRequest) {
+  const offset = req.start - 1
+  const images: VerticalRequest = {
+    endpoint: 'images',
+    engine: req.engine,
+    q: req.query,
+    country: req.country,
+    language: req.language,
+    num: 10,
+    page: Math.floor(offset / 10) + 1,
+    safe: req.safe,
+    ...(req.tbs && { tbs: req.tbs }),
+    ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
+  }
+  const answer = await askEngines(deps.engines, req.engine, (engine) => engine.vertical?.(images))
+  const results = (answer.page.results as ImageResult[]).slice(offset % 10, (offset % 10) + req.num)
+  return {
+    items: results.map((r) => cseImageItem(r, req.q)),
+    totalResults: answer.page.total_results ?? offset + results.length,
+    engine: answer.engine,
+    route: answer.attempts,
+  }
+}
