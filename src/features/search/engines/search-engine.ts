@@ -7,6 +7,8 @@ export interface SearchEngine {
   search(req: SearchRequest, signal?: AbortSignal): Promise<EngineAnswer<ParsedSearchPage>>
   /** The engine's other verticals; undefined for one it does not offer. */
   vertical?(req: VerticalRequest): Promise<EngineAnswer<VerticalAnswer<unknown>>> | undefined
+  /** Throws invalid_request for a request `vertical` would refuse, so it fails before credits are reserved. */
+  validateVertical?(req: VerticalRequest): void
 }
 
 export interface EngineAnswer<P> {
@@ -27,6 +29,8 @@ export type EngineFetch = (url: string, headers: Record<string, string>, detectB
  */
 export interface EngineVertical<T> {
   run(req: VerticalRequest, fetch: EngineFetch): Promise<VerticalAnswer<T>>
+  /** Refuses a request the engine can tell is bad before any work (a page_token minted for another place). */
+  validate?(req: VerticalRequest): void
 }
 
 /** A parsed vertical page plus the vertical's extra top-level keys (reviews: next_page_token). */

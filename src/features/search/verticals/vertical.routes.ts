@@ -20,7 +20,7 @@ function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: num
     const output = { format: (params.format as OutputFormat | undefined) ?? 'json', fields: params.fields as string | undefined }
     validateOutputOptions(spec.name, output) // before anything is reserved, so a bad one costs nothing
     const request = spec.normalise(params, req.auth)
-    spec.validate?.(request)
+    deps.engines.get(request.engine === 'auto' || !request.engine ? 'google' : request.engine)?.validateVertical?.(request)
     const outcome = await runVertical(deps, req.auth, spec, request, { maxAge: params.max_age as number | undefined }, req.id)
     return sendLookup(req, reply, spec.name, outcome, output, deps.usdPerCredit)
   }

@@ -21,8 +21,6 @@ export interface VerticalSpec {
   priceMc(req: VerticalRequest): number
   /** What a page with `count` results costs (0 when empty). */
   deliveredMc(req: VerticalRequest, count: number): number
-  /** Checks that need the normalised request (a page_token bound to its place), before anything is reserved. */
-  validate?(req: VerticalRequest): void
 }
 
 type Params = Record<string, unknown>

@@ -21,6 +21,9 @@ export function googleEngine(upstream: UpstreamClient, verticals: GoogleVertical
       }
       return { page, attempts: fetched.attempts }
     },
+    validateVertical(req) {
+      verticals[req.endpoint]?.validate?.(req)
+    },
     vertical(req) {
       const vertical = verticals[req.endpoint]
       if (!vertical) return undefined

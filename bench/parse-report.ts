@@ -1,0 +1,65 @@
+/**
+ * Parse report: every saved engine response we parse, with the number of items each parser got out
+ * of it and the share of items that carry each SPEC field. A field at 0% on a real capture is either
+ * absent from that layout or a parser gap; this table is how we tell which.
+ *
+ *   npm run bench:parse
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { PARSE_CASES, type ParseCase } from './parse-report.cases.ts'
+
+const SHARED = new URL('../../shared/fixtures/', import.meta.url)
+const LOCAL = new URL('../test/fixtures/', import.meta.url)
+
+function read(c: ParseCase): string {
+  return readFileSync(new URL(c.file, c.local ? LOCAL : SHARED), 'utf8')
+}
+
+/** A value counts as filled when it carries something: not null, not '', not [] and not {}. */
+function filled(v: unknown): boolean {
+  if (v === undefined || v === null || v === '') return false
+  if (Array.isArray(v)) return v.length > 0
+  if (typeof v === 'object') return Object.keys(v).length > 0
+  return true
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((100 * n) / of)}%`)
+
+function expand(c: ParseCase): ParseCase[] {
+  if (!c.file.endsWith('/')) return [c]
+  const dir = new URL(c.file, c.local ? LOCAL : SHARED)
+  return readdirSync(dir)
+    .filter((f) => /\.(html?|json|xml|txt)$/.test(f))
+    .sort()
+    .map((f) => ({ ...c, file: `${c.file}${f}` }))
+}
+
+let vertical = ''
+const totals = new Map<string, { items: number; fill: number[]; fields: string[] }>()
+for (const c of PARSE_CASES.flatMap(expand)) {
+  if (c.vertical !== vertical) {
+    vertical = c.vertical
+    console.log(`\n## ${vertical}\n`)
+    console.log(`| fixture | kind | quality | items | ${c.fields.join(' | ')} |`)
+    console.log(`|---|---|---|---|${c.fields.map(() => '---').join('|')}|`)
+  }
+  const started = performance.now()
+  const page = c.parse(read(c))
+  const ms = performance.now() - started
+  const items = page.results as Record<string, unknown>[]
+  const fill = c.fields.map((f) => items.filter((it) => filled(it[f])).length)
+  const total = totals.get(c.vertical) ?? { items: 0, fill: c.fields.map(() => 0), fields: c.fields }
+  total.items += items.length
+  fill.forEach((n, i) => {
+    total.fill[i] = (total.fill[i] ?? 0) + n
+  })
+  totals.set(c.vertical, total)
+  const kind = c.local ? 'constructed' : 'real'
+  console.log(`| ${c.file} | ${kind} | ${page.parse_quality} | ${items.length} | ${fill.map((n) => pct(n, items.length)).join(' | ')} |`)
+  if (ms > 250) console.log(`(slow parse: ${ms.toFixed(0)} ms)`)
+}
+
+console.log('\n## Totals per vertical\n')
+for (const [name, t] of totals) {
+  console.log(`- ${name}: ${t.items} items; ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`)
+}
