@@ -8,7 +8,14 @@ import { unknownParameterMessage } from './param-aliases.ts'
  * string for GET (coerced to the schema's types first, so both forms give identical results).
  * Every failure is a 400 invalid_request whose message names the parameter.
  */
-export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest, opts: { ignore?: string[] } = {}): z.infer<S> {
+export interface ParseOptions {
+  /** Query or body keys that are not parameters (credentials). */
+  ignore?: string[]
+  /** Says where an unknown parameter belongs, when it is a parameter of another endpoint. */
+  explainUnknown?: (name: string) => string | undefined
+}
+
+export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest, opts: ParseOptions = {}): z.infer<S> {
   let input: unknown
   if (req.method === 'GET') {
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
@@ -20,18 +27,21 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
     if (typeof input !== 'object' || input === null) throw new ApiError('invalid_request', 'body must be a JSON object')
     if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
   }
-  return parseWith(schema, input)
+  return parseWith(schema, input, opts.explainUnknown)
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): z.infer<S> {
   const result = schema.safeParse(input)
   if (result.success) return result.data
-  throw new ApiError('invalid_request', describeIssue(result.error.issues[0], input))
+  throw new ApiError('invalid_request', describeIssue(result.error.issues[0], input, explainUnknown))
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined, input: unknown): string {
+function describeIssue(issue: z.core.$ZodIssue | undefined, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): string {
   if (!issue) return 'invalid request'
-  if (issue.code === 'unrecognized_keys') return unknownParameterMessage(issue.keys[0] ?? '')
+  if (issue.code === 'unrecognized_keys') {
+    const name = issue.keys[0] ?? ''
+    return explainUnknown?.(name) ?? unknownParameterMessage(name)
+  }
   const name = issue.path.map(String).join('.')
   if (!name) return issue.message
   if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${name} is required`

@@ -6,10 +6,11 @@ import { validateOutputOptions } from './output/output.ts'
 import { SearchResponse } from './search.response.ts'
 import { SearchParams } from './search.schema.ts'
 import { normaliseSearch, runSearch, type SearchDeps } from './search.service.ts'
+import { explainParamElsewhere } from './verticals/param-homes.ts'
 
 export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCredit: number }) {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const params = parseInput(SearchParams, req, { ignore: ['api_key'] })
+    const params = parseInput(SearchParams, req, { ignore: ['api_key'], explainUnknown: explainParamElsewhere('/v1/search') })
     const output = { format: params.format ?? 'json', fields: params.fields }
     validateOutputOptions('search', output) // before anything is reserved, so a bad one costs nothing
     const request = normaliseSearch(params, req.auth)

@@ -4,6 +4,7 @@ import { errorResponses } from '../../../http/error-schema.ts'
 import { parseInput } from '../../../http/parse-input.ts'
 import { sendLookup } from '../lookup.reply.ts'
 import { type OutputFormat, validateOutputOptions } from '../output/output.ts'
+import { explainParamElsewhere } from './param-homes.ts'
 import { verticalResponse } from './vertical.response.ts'
 import { runVertical, type VerticalDeps } from './vertical.service.ts'
 import { VERTICAL_SPECS, type VerticalSpec } from './vertical.specs.ts'
@@ -15,8 +16,10 @@ export function verticalRoutes(app: FastifyInstance, deps: VerticalDeps & { usdP
 
 function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: number }, spec: VerticalSpec) {
   const schema = spec.schema as unknown as z.ZodObject
+  const path = `/v1/${spec.name}`
+  const explainUnknown = explainParamElsewhere(path)
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const params = parseInput(schema, req, { ignore: ['api_key'] }) as Record<string, unknown>
+    const params = parseInput(schema, req, { ignore: ['api_key'], explainUnknown }) as Record<string, unknown>
     const output = { format: (params.format as OutputFormat | undefined) ?? 'json', fields: params.fields as string | undefined }
     validateOutputOptions(spec.name, output) // before anything is reserved, so a bad one costs nothing
     const request = spec.normalise(params, req.auth)
@@ -24,7 +27,6 @@ function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: num
     const outcome = await runVertical(deps, req.auth, spec, request, { maxAge: params.max_age as number | undefined }, req.id)
     return sendLookup(req, reply, spec.name, outcome, output, deps.usdPerCredit)
   }
-  const path = `/v1/${spec.name}`
   const route = {
     config: { auth: 'key' as const, billed: true },
     schema: { summary: spec.summary, tags: ['search'], description: `${spec.description} GET takes the same parameters in the query string.` },

@@ -1,0 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** One canned upstream answer, chosen by the engine host asked for and the request path. */
+export interface SerpRoute {
+  host: string
+  path: string | RegExp
+  body: Buffer | string
+  status?: number
+  type?: string
+}
+
+/**
+ * A fake-upstream handler that answers like several engine hosts at once: TRAWL_UPSTREAM_HOSTS
+ * sends every host to one test server, and X-Forwarded-Host says which one was meant. Requests
+ * nothing matches get a 404, so a wrong URL fails the test instead of passing on a default page.
+ */
+export function serpRouter(routes: SerpRoute[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const host = String(req.headers['x-forwarded-host'] ?? '')
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const route = routes.find((r) => r.host === host && (typeof r.path === 'string' ? r.path === path : r.path.test(path)))
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`no fake answer for ${host}${path}`)
+      return
+    }
+    res.writeHead(route.status ?? 200, { 'content-type': route.type ?? 'text/html; charset=utf-8' }).end(route.body)
+  }
+}
