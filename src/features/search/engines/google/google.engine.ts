@@ -19,6 +19,9 @@ export function googleEngine(upstream: UpstreamClient, verticals: GoogleVertical
       if (req.include_domains || req.exclude_domains) {
         page.results = enforceDomainFilters(page.results, req.include_domains ?? [], req.exclude_domains ?? [])
       }
+      // Positions count from the first result of the whole list, as on every vertical: page 2 starts at 11.
+      const offset = req.offset ?? (req.page - 1) * req.num
+      if (offset > 0) page.results = page.results.map((r) => ({ ...r, position: r.position + offset }))
       return { page, attempts: fetched.attempts }
     },
     validateVertical(req) {

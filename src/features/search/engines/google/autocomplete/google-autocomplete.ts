@@ -1,0 +1,14 @@
+/** The /v1/autocomplete vertical on Google's suggest endpoint. */
+import type { AutocompleteSuggestion } from '../../../search.types.ts'
+import type { EngineVertical } from '../../search-engine.ts'
+import { detectAutocompleteBlock } from './google-autocomplete.block.ts'
+import { parseGoogleAutocomplete } from './google-autocomplete.parse.ts'
+import { buildGoogleAutocompleteRequest } from './google-autocomplete.request.ts'
+
+export const googleAutocomplete: EngineVertical<AutocompleteSuggestion> = {
+  async run(req, fetch) {
+    const { url, headers } = buildGoogleAutocompleteRequest(req)
+    const { body } = await fetch(url, headers, (r) => detectAutocompleteBlock(r))
+    return parseGoogleAutocomplete(body)
+  },
+}
