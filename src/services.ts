@@ -5,11 +5,13 @@ import type { Config } from './config.ts'
 import type { RobotsCache } from './features/crawl/robots/robots.cache.ts'
 import { createRobotsCache } from './features/crawl/site.discovery.ts'
 import { googleEngine } from './features/search/engines/google/google.engine.ts'
+import { googleVerticals } from './features/search/engines/google/google.verticals.ts'
 import type { SearchEngine } from './features/search/engines/search-engine.ts'
 import { createUpstreamClient, type UpstreamClient } from './features/search/engines/upstream/upstream-client.ts'
 import { KeyCache } from './http/auth.ts'
 import { createLimiter, type Limiter } from './http/rate-limit.ts'
 import { openStore, type Store } from './store/database.ts'
+import { serverSecret } from './store/server-secrets.ts'
 
 /** Everything long-lived that routes and workers share, opened once from the Config. */
 export interface Services {
@@ -30,7 +32,8 @@ export async function openServices(config: Config): Promise<Services> {
   const store = await openStore(config.databaseUrl)
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
   const upstream = createUpstreamClient(config)
-  const engines = new Map<string, SearchEngine>([['google', googleEngine(upstream)]])
+  const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
+  const engines = new Map<string, SearchEngine>([['google', googleEngine(upstream, googleVerticals({ reviewsTokenSecret }))]])
   return {
     config,
     store,

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 export interface SerpRoute {
   host: string
   path: string | RegExp
+  /** Query parameters the request must carry (e.g. { tbm: 'isch' }), to tell verticals on one path apart. */
+  query?: Record<string, string>
   body: Buffer | string
   status?: number
   type?: string
@@ -17,8 +19,14 @@ export interface SerpRoute {
 export function serpRouter(routes: SerpRoute[]) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const host = String(req.headers['x-forwarded-host'] ?? '')
-    const path = new URL(req.url ?? '/', 'http://x').pathname
-    const route = routes.find((r) => r.host === host && (typeof r.path === 'string' ? r.path === path : r.path.test(path)))
+    const url = new URL(req.url ?? '/', 'http://x')
+    const path = url.pathname
+    const route = routes.find(
+      (r) =>
+        r.host === host &&
+        (typeof r.path === 'string' ? r.path === path : r.path.test(path)) &&
+        Object.entries(r.query ?? {}).every(([k, v]) => url.searchParams.get(k) === v),
+    )
     if (!route) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no fake answer for ${host}${path}`)
       return

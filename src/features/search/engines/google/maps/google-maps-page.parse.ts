@@ -1,0 +1,66 @@
+/**
+ * The Google Maps web page (`/maps/place/…`, `/maps?cid=…`) embeds its first data in
+ * `window.APP_INITIALIZATION_STATE=[…]`. For a place, slot [3][6] holds the place-details payload
+ * as a `)]}'`-prefixed JSON string (the same payload `/maps/preview/place` returns), and slot
+ * [3][5] a shorter summary whose [0][0] is the fid.
+ */
+import { at, FID_PATTERN, parseMapsJson, strAt } from './google-maps-json.ts'
+import { isPlaceRecord } from './google-maps-place.parse.ts'
+
+const MARKER = 'APP_INITIALIZATION_STATE='
+
+/** The parsed APP_INITIALIZATION_STATE array of a Maps page, or undefined when the page has none. */
+export function appStateOf(html: string): unknown[] | undefined {
+  const start = html.indexOf(MARKER)
+  if (start < 0) return undefined
+  const json = balancedJsonAt(html, start + MARKER.length)
+  if (!json) return undefined
+  try {
+    const state: unknown = JSON.parse(json)
+    return Array.isArray(state) ? state : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The place-details payload carried by a Maps page's state (its record at [6]), if any. */
+export function placePayloadOf(state: unknown): unknown[] | undefined {
+  for (const slot of [6, 5]) {
+    const raw = strAt(state, 3, slot)
+    const payload = raw ? parseMapsJson(raw) : undefined
+    if (Array.isArray(payload) && isPlaceRecord(at(payload, 6))) return payload
+  }
+  return undefined
+}
+
+/** The fid of the place summary at [3][5] ([0][0] of that payload). */
+export function summaryFidOf(state: unknown): string | undefined {
+  const raw = strAt(state, 3, 5)
+  const fid = raw ? strAt(parseMapsJson(raw), 0, 0) : undefined
+  return fid && FID_PATTERN.test(fid) ? fid.toLowerCase() : undefined
+}
+
+/** The JSON array or object text starting at `from` (after optional spaces), by bracket matching. */
+function balancedJsonAt(text: string, from: number): string | undefined {
+  let i = from
+  while (text[i] === ' ') i++
+  const open = text[i]
+  if (open !== '[' && open !== '{') return undefined
+  let depth = 0
+  let inString = false
+  for (let j = i; j < text.length; j++) {
+    const c = text[j]
+    if (inString) {
+      if (c === '\\') j++
+      else if (c === '"') inString = false
+      continue
+    }
+    if (c === '"') inString = true
+    else if (c === '[' || c === '{') depth++
+    else if (c === ']' || c === '}') {
+      depth--
+      if (depth === 0) return text.slice(i, j + 1)
+    }
+  }
+  return undefined
+}

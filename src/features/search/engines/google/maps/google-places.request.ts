@@ -1,0 +1,13 @@
+/**
+ * /v1/places asks the same tbm=map endpoint as /v1/maps: it returns the businesses of the local
+ * results with ids, contact data and (usually) coordinates in structured JSON, where the web
+ * page's local pack is three HTML cards without coordinates. Places takes no viewport (`ll`);
+ * location/uule steer the area.
+ */
+import type { VerticalRequest } from '../../../search.types.ts'
+import { buildGoogleMapsRequest, type GoogleMapsRequest } from './google-maps.request.ts'
+
+export function buildGooglePlacesRequest(req: VerticalRequest): GoogleMapsRequest {
+  const { ll: _viewport, ...rest } = req
+  return buildGoogleMapsRequest(rest)
+}

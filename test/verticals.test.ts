@@ -1,0 +1,248 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { errorOf, expectBooksBalanced } from './support/books.ts'
+import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { type SerpRoute, serpRouter } from './support/serp-router.ts'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+
+/** News, images, videos, scholar, patents and autocomplete through the HTTP API, on saved upstream answers. */
+const real = (path: string) => fixture(`serp/google/${path}`)
+const constructed = (path: string) => readFileSync(new URL(`fixtures/google/${path}`, import.meta.url))
+
+const ROUTES: SerpRoute[] = [
+  { host: 'www.google.com', path: '/search', query: { tbm: 'isch' }, body: real('images/aql-green-capital-energy-basic.html') },
+  { host: 'www.google.com', path: '/search', query: { tbm: 'vid' }, body: real('videos/aql-atalanta-bergamasca-calcio-basic.html') },
+  {
+    host: 'news.google.com',
+    path: '/rss/search',
+    body: constructed('news/news-rss-ai-regulation.constructed.xml'),
+    type: 'application/rss+xml; charset=utf-8',
+  },
+  { host: 'scholar.google.com', path: '/scholar', body: constructed('scholar/scholar-coral-bleaching.constructed.html') },
+  {
+    host: 'patents.google.com',
+    path: '/xhr/query',
+    body: constructed('patents/patents-solar-panel-cleaning-robot.constructed.json'),
+    type: 'application/json',
+  },
+  {
+    host: 'www.google.com',
+    path: '/complete/search',
+    body: constructed('autocomplete/autocomplete-firefox-cafe-fr.constructed.json'),
+    type: 'text/javascript; charset=UTF-8',
+  },
+]
+
+let trawl: Trawl
+let upstream: FakeUpstream
+let account: { id: string; key: string }
+beforeAll(async () => {
+  upstream = await fakeUpstream(serpRouter(ROUTES))
+  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
+  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })
+})
+afterAll(async () => {
+  await trawl.close()
+  await upstream.close()
+})
+beforeEach(() => {
+  upstream.handle(serpRouter(ROUTES))
+  upstream.seen.length = 0
+})
+
+const get = (path: string, query: string) => fetch(`${trawl.base}${path}?${query}`, { headers: { authorization: `Bearer ${account.key}` } })
+const post = (path: string, body: unknown) =>
+  fetch(`${trawl.base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+const upstreamUrl = () => new URL(upstream.seen.at(-1)!.url, `https://${upstream.seen.at(-1)!.host}`)
+
+describe('/v1/images', () => {
+  test('images from a real basic-layout page, defaults echoed, 1 credit', async () => {
+    const res = await get('/v1/images', 'q=green+capital+energy')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-credits-used')).toBe('1')
+    const body = await res.json()
+    expect(body.request).toEqual({
+      endpoint: 'images',
+      engine: 'google',
+      q: 'green capital energy',
+      country: 'us',
+      language: 'en',
+      num: 10,
+      page: 1,
+      safe: 'off',
+    })
+    expect(body.results).toHaveLength(10)
+    expect(body.results[0]).toEqual({
+      position: 1,
+      title: 'Saving Shaw money > Shaw...',
+      image_url: expect.stringMatching(/^https:\/\/encrypted-tbn0\.gstatic\.com\/images\?q=tbn:/),
+      thumbnail_url: expect.stringMatching(/^https:\/\/encrypted-tbn0\.gstatic\.com/),
+      source: 'www.shaw.af.mil',
+      domain: 'shaw.af.mil',
+      link: 'https://www.shaw.af.mil/News/Article-Display/Article/664405/saving-shaw-money/',
+    })
+    expect(body.meta).toMatchObject({ engine: 'google', parse_quality: 'ok', credits_used: 1, cached: false })
+    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ q: 'green capital energy', tbm: 'isch', hl: 'en', gl: 'us' })
+  })
+
+  test('num=20 is two credits; page 2 positions start at 11; safe and time reach the engine', async () => {
+    const deep = await get('/v1/images', 'q=energy&num=20')
+    expect(deep.headers.get('x-credits-used')).toBe('2')
+    expect((await deep.json()).results).toHaveLength(20)
+    const second = await (await get('/v1/images', 'q=energy&page=2&safe=active&time=week')).json()
+    expect(second.results[0].position).toBe(11)
+    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ safe: 'active', tbs: 'qdr:w' })
+  })
+
+  test('markdown and compact formats', async () => {
+    const md = await get('/v1/images', 'q=energy&format=markdown')
+    expect(md.headers.get('content-type')).toMatch(/^text\/markdown/)
+    expect(await md.text()).toContain('Saving Shaw money')
+    const compact = await (await get('/v1/images', 'q=energy&format=compact')).json()
+    expect(Object.keys(compact).sort()).toEqual(['meta', 'request', 'results'])
+    expect(Object.keys(compact.results[0]).length).toBeLessThan(7)
+  })
+
+  test('a page with no images is 200, empty and free', async () => {
+    upstream.handle(serpRouter([{ host: 'www.google.com', path: '/search', body: real('images/aql-kush-raval-no-results-de.html') }]))
+    const res = await get('/v1/images', 'q=kush+raval')
+    expect(res.status).toBe(200)
+    expect((await res.json()).meta.parse_quality).toBe('empty')
+    expect(res.headers.get('x-credits-used')).toBe('0')
+  })
+})
+
+describe('/v1/videos', () => {
+  test('videos with duration, source, channel and date from a real page', async () => {
+    const body = await (await post('/v1/videos', { q: 'atalanta bergamasca calcio' })).json()
+    expect(body.request).toEqual({ endpoint: 'videos', engine: 'google', q: 'atalanta bergamasca calcio', country: 'us', language: 'en', num: 10, page: 1 })
+    expect(body.results).toHaveLength(10)
+    expect(body.results[0]).toMatchObject({ position: 1, title: 'Atalanta Bergamasca Calcio - YouTube', domain: 'youtube.com', source: 'YouTube' })
+    expect(body.results[9]).toMatchObject({ duration: '3:21', date: 'Jan 9, 2022', source: 'playmakerstats.com' })
+    const fields = new Set(body.results.flatMap((r: object) => Object.keys(r)))
+    for (const f of ['position', 'title', 'link', 'domain', 'snippet', 'image_url', 'duration', 'source', 'channel', 'date']) expect(fields).toContain(f)
+    expect(upstreamUrl().searchParams.get('tbm')).toBe('vid')
+  })
+
+  test('fields= projects; markdown lists the videos', async () => {
+    const projected = await (await get('/v1/videos', 'q=atalanta&fields=results.title,results.duration')).json()
+    expect(Object.keys(projected).sort()).toEqual(['meta', 'request', 'results'])
+    expect(projected.results[9]).toEqual({ title: expect.any(String), duration: '3:21' })
+    const md = await (await get('/v1/videos', 'q=atalanta&format=markdown')).text()
+    expect(md).toContain('Atalanta Bergamasca Calcio - YouTube')
+  })
+})
+
+describe('/v1/news', () => {
+  test('news from the Google News RSS feed, sliced by page and num', async () => {
+    const res = await get('/v1/news', 'q=ai+regulation&time=day')
+    const body = await res.json()
+    expect(body.request).toEqual({ endpoint: 'news', engine: 'google', q: 'ai regulation', country: 'us', language: 'en', num: 10, page: 1, time: 'day' })
+    expect(body.results).toHaveLength(10)
+    expect(body.results[0]).toMatchObject({
+      position: 1,
+      title: 'EU publishes final code of practice for general-purpose AI models',
+      domain: 'reuters.com',
+      source: 'Reuters',
+      date: 'Sat, 21 Nov 2026 09:14:00 GMT',
+    })
+    expect(res.headers.get('x-credits-used')).toBe('1')
+    const feed = upstreamUrl()
+    expect(feed.pathname).toBe('/rss/search')
+    expect(feed.searchParams.get('q')).toBe('ai regulation when:1d')
+    expect(feed.searchParams.get('ceid')).toBe('US:en')
+    const second = await (await get('/v1/news', 'q=ai+regulation&page=2')).json()
+    expect(second.results.map((r: { position: number }) => r.position)).toEqual([11, 12, 13, 14])
+  })
+
+  test('location sets the country; markdown renders', async () => {
+    const body = await (await get('/v1/news', 'q=ai&location=Munich,Bavaria,Germany')).json()
+    expect(body.request).toMatchObject({ country: 'de', location: 'Munich,Bavaria,Germany' })
+    const md = await (await get('/v1/news', 'q=ai&format=markdown')).text()
+    expect(md).toContain('EU publishes final code of practice')
+  })
+})
+
+describe('/v1/scholar', () => {
+  test('works with publication line, year, citations and PDF; num=20 asks Scholar for 20', async () => {
+    const body = await (await get('/v1/scholar', 'q=coral+bleaching')).json()
+    expect(body.request).toEqual({ endpoint: 'scholar', q: 'coral bleaching', language: 'en', num: 10, page: 1 })
+    expect(body.results[0]).toMatchObject({
+      position: 1,
+      title: 'Thermal stress thresholds and recurrent mass bleaching of reef-building corals',
+      domain: 'int-res.com',
+      year: 2017,
+      cited_by: 1204,
+      id: 'Xk3p9QvR2mEJ',
+    })
+    expect(body.results[0].pdf_url).toMatch(/\.pdf$/)
+    expect(upstreamUrl().hostname).toBe('scholar.google.com')
+  })
+
+  test('the CAPTCHA page of the real capture is a 503 upstream_blocked, refunded', async () => {
+    upstream.handle(serpRouter([{ host: 'scholar.google.com', path: '/scholar', body: real('scholar/aql-muhammed-rashid.html') }]))
+    const res = await get('/v1/scholar', 'q=muhammed+rashid')
+    expect(await errorOf(res)).toMatchObject({ status: 503, code: 'upstream_blocked' })
+    expect(res.headers.get('retry-after')).toBeTruthy()
+    expect(res.headers.get('x-credits-used')).toBe('0')
+  })
+})
+
+describe('/v1/patents', () => {
+  test('patents with dates, people and PDF from the xhr/query JSON', async () => {
+    const res = await post('/v1/patents', { q: 'solar panel cleaning robot', page: 2 })
+    const body = await res.json()
+    expect(body.request).toEqual({ endpoint: 'patents', q: 'solar panel cleaning robot', num: 10, page: 2 })
+    expect(body.results[0]).toMatchObject({
+      position: 11,
+      title: 'Autonomous cleaning robot for solar panel arrays',
+      link: 'https://patents.google.com/patent/US10594250B2/en',
+      publication_number: 'US10594250B2',
+      priority_date: '2016-03-14',
+      grant_date: '2020-03-17',
+      inventor: 'Daniel R. Okonkwo',
+      assignee: 'Helios Robotics, Inc.',
+    })
+    expect(res.headers.get('x-credits-used')).toBe('1')
+    const inner = new URLSearchParams(upstreamUrl().searchParams.get('url') ?? '')
+    expect(inner.get('q')).toBe('solar panel cleaning robot')
+    expect(inner.get('page')).toBe('1') // Patents counts pages from 0
+  })
+})
+
+describe('/v1/autocomplete', () => {
+  test('suggestions for 0.5 credit, JSON only', async () => {
+    const res = await get('/v1/autocomplete', 'q=caf&country=fr&language=fr')
+    expect(res.headers.get('x-credits-used')).toBe('0.5')
+    const body = await res.json()
+    expect(body.request).toEqual({ endpoint: 'autocomplete', q: 'caf', country: 'fr', language: 'fr' })
+    expect(body.results).toHaveLength(10)
+    expect(body.results[0]).toEqual({ value: 'café de flore' })
+    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ q: 'caf', client: 'firefox', hl: 'fr', gl: 'fr' })
+    const compact = await (await get('/v1/autocomplete', 'q=caf&format=compact')).json()
+    expect(compact.results[0]).toEqual({ value: 'café de flore' })
+  })
+})
+
+describe('cache and books', () => {
+  test('max_age replays a vertical at half price', async () => {
+    await get('/v1/videos', 'q=replay&num=20')
+    const res = await get('/v1/videos', 'q=replay&num=20&max_age=300')
+    expect(res.headers.get('x-cache')).toBe('HIT')
+    // 10 videos delivered for num=20: 1 credit live, 0.5 replayed.
+    expect(res.headers.get('x-credits-used')).toBe('0.5')
+    expect((await res.json()).meta).toMatchObject({ cached: true, cached_at: expect.any(String) })
+  })
+
+  test('an upstream failure is a 503, never a 502, and refunded', async () => {
+    upstream.handle(serpRouter([]))
+    const res = await get('/v1/news', 'q=nothing')
+    expect(res.status).toBe(503)
+    expect(res.headers.get('x-credits-used')).toBe('0')
+    await expectBooksBalanced(trawl, account.id)
+  })
+})
