@@ -25,6 +25,10 @@ const ROUTES: SerpRoute[] = [
     body: constructed('patents/patents-solar-panel-cleaning-robot.constructed.json'),
     type: 'application/json',
   },
+  { host: 'www.google.com', path: '/search', query: { tbm: 'shop' }, body: constructed('shopping/shopping-tbm-shop-us.constructed.html') },
+  // Lens: uploadbyurl redirects to the udm=26 results page on www.google.com, as the real one does.
+  { host: 'lens.google.com', path: '/uploadbyurl', status: 302, body: '', location: 'https://www.google.com/search?udm=26&vsrid=abc&lns_surface=26' },
+  { host: 'www.google.com', path: '/search', query: { udm: '26' }, body: constructed('lens/lens-udm26-visual-matches.constructed.html') },
   {
     host: 'www.google.com',
     path: '/complete/search',
@@ -225,6 +229,73 @@ describe('/v1/autocomplete', () => {
     expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ q: 'caf', client: 'firefox', hl: 'fr', gl: 'fr' })
     const compact = await (await get('/v1/autocomplete', 'q=caf&format=compact')).json()
     expect(compact.results[0]).toEqual({ value: 'café de flore' })
+  })
+})
+
+describe('/v1/shopping', () => {
+  test('products with the price as displayed and as a number, currency, merchant and id', async () => {
+    const res = await get('/v1/shopping', 'q=trail+running+shoes&location=Austin,Texas,United+States')
+    expect(res.headers.get('x-credits-used')).toBe('1')
+    const body = await res.json()
+    expect(body.request).toEqual({
+      endpoint: 'shopping',
+      q: 'trail running shoes',
+      country: 'us',
+      language: 'en',
+      page: 1,
+      location: 'Austin,Texas,United States',
+    })
+    expect(body.results).toHaveLength(5)
+    expect(body.results[0]).toMatchObject({
+      position: 1,
+      title: "Stridewell Trail Runner GTX Men's Running Shoes",
+      source: 'Summit Outfitters',
+      price: '$1,299.00',
+      price_value: 1299,
+      currency: 'USD',
+      delivery: 'Free delivery',
+      rating: 4.6,
+      rating_count: 2345,
+      product_id: '4815162342001',
+    })
+    const url = upstreamUrl()
+    expect(url.searchParams.get('tbm')).toBe('shop')
+    expect(url.searchParams.get('uule')).toMatch(/^w CAIQICI/) // Google's own links carry a literal +, read as a space
+    const md = await (await get('/v1/shopping', 'q=shoes&format=markdown')).text()
+    expect(md).toContain('$1,299.00')
+  })
+})
+
+describe('/v1/lens', () => {
+  test('visual matches for an image URL, 2 credits, JSON only', async () => {
+    const res = await post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-credits-used')).toBe('2')
+    const body = await res.json()
+    expect(body.request).toEqual({ endpoint: 'lens', url: 'https://upload.example.org/tabby.jpg', country: 'us', language: 'en' })
+    expect(body.results).toHaveLength(6)
+    expect(body.results[0]).toMatchObject({
+      position: 1,
+      title: 'Tabby Cat Markings Explained: Classic, Mackerel, Spotted and Ticked',
+      source: 'Cat Breeds Guide',
+      link: 'https://www.catbreedsguide.example/tabby-cat-markings',
+      domain: 'catbreedsguide.example',
+    })
+    const [lookup, results] = upstream.seen.slice(-2).map((s) => new URL(s.url, `https://${s.host}`))
+    expect(lookup!.searchParams.get('url')).toBe('https://upload.example.org/tabby.jpg')
+    expect(results!.searchParams.get('udm')).toBe('26')
+    expect(body.meta.route.map((r: { host: string }) => r.host)).toEqual(['lens.google.com'])
+  })
+
+  test('fields= works; a private image address is refused before any work', async () => {
+    const projected = await (await post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg', fields: 'results.link' })).json()
+    expect(projected.results[0]).toEqual({ link: 'https://www.catbreedsguide.example/tabby-cat-markings' })
+    upstream.seen.length = 0
+    for (const url of ['http://127.0.0.1/cat.jpg', 'http://localhost:8080/cat.jpg', 'http://[::1]/cat.jpg', 'http://10.0.0.7/cat.jpg']) {
+      const res = await post('/v1/lens', { url })
+      expect(await errorOf(res)).toMatchObject({ status: 400, message: expect.stringMatching(/public http\(s\) image URL/) })
+    }
+    expect(upstream.seen).toHaveLength(0)
   })
 })
 

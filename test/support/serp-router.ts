@@ -9,6 +9,8 @@ export interface SerpRoute {
   body: Buffer | string
   status?: number
   type?: string
+  /** A redirect target, sent as the Location header. */
+  location?: string
 }
 
 /**
@@ -31,6 +33,8 @@ export function serpRouter(routes: SerpRoute[]) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`no fake answer for ${host}${path}`)
       return
     }
-    res.writeHead(route.status ?? 200, { 'content-type': route.type ?? 'text/html; charset=utf-8' }).end(route.body)
+    const headers: Record<string, string> = { 'content-type': route.type ?? 'text/html; charset=utf-8' }
+    if (route.location) headers.location = route.location
+    res.writeHead(route.status ?? 200, headers).end(route.body)
   }
 }

@@ -1,4 +1,6 @@
+import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
+import { isPublicAddress, stripBrackets } from '../../../net/address-policy.ts'
 import * as p from '../search.params.ts'
 
 /**
@@ -144,10 +146,19 @@ export const AutocompleteParams = z.strictObject({
     .describe('json (default) or compact'),
 })
 
+/** Google fetches the image itself, so an address only this network can reach would just come back empty. */
+function isPublicHost(url: string): boolean {
+  const host = stripBrackets(new URL(url).hostname)
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return false
+  return ipaddr.isValid(host) ? isPublicAddress(host) : host.includes('.')
+}
+
 export const LensParams = z.strictObject({
   url: z
     .url({ protocol: /^https?$/, error: 'url must be a public http(s) image URL' })
-    .max(2048, 'url must be at most 2,048 characters')
+    // Chrome's own cap on a Lens image URL once encoded (LENS_MAX_URL_LENGTH).
+    .refine((u) => encodeURIComponent(u).length <= 2000, 'url must be at most 2,000 characters once URL-encoded')
+    .refine(isPublicHost, 'url must be a public http(s) image URL (not localhost or a private address)')
     .describe('public image URL'),
   country: countryParam,
   language: languageParam,

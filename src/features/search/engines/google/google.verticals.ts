@@ -1,6 +1,7 @@
 import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
 import type { GoogleVerticals } from './google.engine.ts'
 import { googleImages } from './images/google-images.ts'
+import { googleLens } from './lens/google-lens.ts'
 import { googleMaps } from './maps/google-maps.ts'
 import { googlePlaces } from './maps/google-places.ts'
 import { googleNews } from './news/google-news.ts'
@@ -22,6 +23,7 @@ export function googleVerticals(opts: { reviewsTokenSecret: string }): GoogleVer
     scholar: googleScholar,
     patents: googlePatents,
     autocomplete: googleAutocomplete,
+    lens: googleLens,
     reviews: googleReviews(opts.reviewsTokenSecret),
   }
 }
