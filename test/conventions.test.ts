@@ -162,7 +162,17 @@ describe('health and documents', () => {
     expect(doc.paths['/v1/account'].get.responses['200'].content['application/json'].schema.properties.balance.type).toBe('number')
     expect(doc.paths['/v1/crawl'].post.responses['202'].content['application/json'].schema.properties.progress).toBeTruthy()
     expect(doc.paths['/v1/crawl/{id}'].delete).toBeTruthy()
-    expect(doc.paths['/v1/map'].post.responses['200'].content['application/json'].schema.properties.results.items.properties.source.enum).toEqual(['sitemap', 'page'])
+    expect(doc.paths['/v1/map'].post.responses['200'].content['application/json'].schema.properties.results.items.properties.source.enum).toEqual([
+      'sitemap',
+      'page',
+    ])
+    for (const vertical of ['news', 'images', 'videos', 'maps', 'places', 'shopping', 'scholar', 'patents', 'autocomplete', 'lens', 'reviews']) {
+      expect(doc.paths[`/v1/${vertical}`].get, vertical).toBeTruthy()
+      expect(doc.paths[`/v1/${vertical}`].post.responses['200'].content['application/json'].schema.properties.results.type, vertical).toBe('array')
+    }
+    expect(doc.paths['/v1/reviews'].post.responses['200'].content['application/json'].schema.properties.next_page_token).toBeTruthy()
+    expect(doc.paths['/v1/rank'].post.responses['200'].content['application/json'].schema.properties.matches).toBeTruthy()
+    expect(doc.paths['/customsearch/v1'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['q', 'cx', 'num', 'start']))
     const page = await fetch(`${trawl.base}/docs`)
     expect(page.headers.get('content-type')).toMatch(/text\/html/)
     const html = await page.text()

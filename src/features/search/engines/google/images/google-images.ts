@@ -1,9 +1,9 @@
 import type { ImageResult, VerticalRequest } from '../../../search.types.ts'
 import type { EngineVertical } from '../../search-engine.ts'
 import { detectGoogleBlock } from '../google-block.detect.ts'
+import { pageOf, pageOffset, qualityOf } from '../google-vertical.util.ts'
 import { parseImageGrid } from './google-images.parse.ts'
 import { buildGoogleImagesRequest } from './google-images.request.ts'
-import { pageOf, pageOffset, qualityOf } from '../google-vertical.util.ts'
 
 // The basic grid holds 20 images, so num=100 takes five pages; more would only repeat a short list.
 const MAX_FETCHES = 5
