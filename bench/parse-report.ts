@@ -35,7 +35,7 @@ function expand(c: ParseCase): ParseCase[] {
 }
 
 let vertical = ''
-const totals = new Map<string, { items: number; fill: number[]; fields: string[] }>()
+const totals = new Map<string, { items: number; real: number; fill: number[]; fields: string[] }>()
 for (const c of PARSE_CASES.flatMap(expand)) {
   if (c.vertical !== vertical) {
     vertical = c.vertical
@@ -48,8 +48,9 @@ for (const c of PARSE_CASES.flatMap(expand)) {
   const ms = performance.now() - started
   const items = page.results as Record<string, unknown>[]
   const fill = c.fields.map((f) => items.filter((it) => filled(it[f])).length)
-  const total = totals.get(c.vertical) ?? { items: 0, fill: c.fields.map(() => 0), fields: c.fields }
+  const total = totals.get(c.vertical) ?? { items: 0, real: 0, fill: c.fields.map(() => 0), fields: c.fields }
   total.items += items.length
+  if (!c.local) total.real += items.length
   fill.forEach((n, i) => {
     total.fill[i] = (total.fill[i] ?? 0) + n
   })
@@ -61,5 +62,5 @@ for (const c of PARSE_CASES.flatMap(expand)) {
 
 console.log('\n## Totals per vertical\n')
 for (const [name, t] of totals) {
-  console.log(`- ${name}: ${t.items} items; ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`)
+  console.log(`- ${name}: ${t.items} items (${t.real} from real captures); ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`)
 }
