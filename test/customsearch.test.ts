@@ -1,37 +1,21 @@
 import { customsearch } from '@googleapis/customsearch'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
-import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
-import { startTrawl, type Trawl } from './support/start-trawl.ts'
+import { engineSuite } from './support/engine-suite.ts'
+import { fixture, htmlPage } from './support/fake-upstream.ts'
 
 const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 /** Google's own response, for the shape its clients expect. */
 const GOOGLE_SAMPLE = JSON.parse(fixture('serp/google/custom-search-api/cse-v1-testing.json').toString('utf8'))
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let account: { id: string; key: string }
-beforeAll(async () => {
-  upstream = await fakeUpstream(htmlPage(COFFEE))
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
-  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
-beforeEach(() => {
-  upstream.handle(htmlPage(COFFEE))
-  upstream.seen.length = 0
-})
+const suite = engineSuite(htmlPage(COFFEE))
 
-const lastUpstreamUrl = () => new URL(upstream.seen.at(-1)!.url, 'https://www.google.com')
-const cse = (query: string) => fetch(`${trawl.base}/customsearch/v1?${query}`)
+const cse = (query: string) => fetch(`${suite.trawl.base}/customsearch/v1?${query}`)
 
 describe('/customsearch/v1 with Google’s official Node client', () => {
   test('cse.list works unmodified apart from the root URL, key as ?key=', async () => {
-    const client = customsearch({ version: 'v1', rootUrl: `${trawl.base}/` })
-    const res = await client.cse.list({ auth: account.key, q: 'coffee', cx: 'f1b3b922adefa22dd', num: 5, start: 3, gl: 'de', hl: 'de' })
+    const client = customsearch({ version: 'v1', rootUrl: `${suite.trawl.base}/` })
+    const res = await client.cse.list({ auth: suite.account.key, q: 'coffee', cx: 'f1b3b922adefa22dd', num: 5, start: 3, gl: 'de', hl: 'de' })
     expect(res.status).toBe(200)
     const data = res.data
     expect(data.kind).toBe('customsearch#search')
@@ -44,11 +28,11 @@ describe('/customsearch/v1 with Google’s official Node client', () => {
     // gaxios 7 hands back a fetch Headers object.
     expect(new Headers(res.headers as HeadersInit).get('x-credits-used')).toBe('1')
     // start=3 is Google's offset 2: the same engine URL a Custom Search user would have got results from.
-    expect(Object.fromEntries(lastUpstreamUrl().searchParams)).toMatchObject({ q: 'coffee', start: '2', gl: 'de', hl: 'de' })
+    expect(Object.fromEntries(suite.lastUpstreamUrl().searchParams)).toMatchObject({ q: 'coffee', start: '2', gl: 'de', hl: 'de' })
   })
 
   test('the response carries every key and item field of a real Custom Search response', async () => {
-    const body = await (await cse(`key=${account.key}&q=coffee&cx=abc`)).json()
+    const body = await (await cse(`key=${suite.account.key}&q=coffee&cx=abc`)).json()
     for (const key of ['kind', 'url', 'queries', 'context', 'searchInformation', 'items']) expect(body).toHaveProperty(key)
     for (const key of Object.keys(GOOGLE_SAMPLE.searchInformation)) expect(body.searchInformation).toHaveProperty(key)
     for (const key of Object.keys(GOOGLE_SAMPLE.queries.request[0])) expect(body.queries.request[0]).toHaveProperty(key)
@@ -68,9 +52,9 @@ describe('/customsearch/v1 with Google’s official Node client', () => {
 
   test('Custom Search parameters map onto the engine request', async () => {
     await cse(
-      `key=${account.key}&q=coffee&lr=lang_fr&cr=countryFR&safe=active&dateRestrict=w2&siteSearch=www.example.org&siteSearchFilter=e&exactTerms=cold brew&excludeTerms=decaf&fileType=pdf`,
+      `key=${suite.account.key}&q=coffee&lr=lang_fr&cr=countryFR&safe=active&dateRestrict=w2&siteSearch=www.example.org&siteSearchFilter=e&exactTerms=cold brew&excludeTerms=decaf&fileType=pdf`,
     )
-    const params = Object.fromEntries(lastUpstreamUrl().searchParams)
+    const params = Object.fromEntries(suite.lastUpstreamUrl().searchParams)
     expect(params).toMatchObject({ hl: 'fr', gl: 'fr', safe: 'active', tbs: 'qdr:w2' })
     expect(params.q).toBe('coffee "cold brew" -decaf filetype:pdf -site:example.org')
   })
@@ -78,27 +62,27 @@ describe('/customsearch/v1 with Google’s official Node client', () => {
   test('errors use Trawl’s envelope, name the parameter, and cost nothing', async () => {
     const cases: [string, number, RegExp][] = [
       ['q=coffee', 401, /missing API key/],
-      [`key=${account.key}`, 400, /q is required/],
-      [`key=${account.key}&q=coffee&num=11`, 400, /num must be between 1 and 10/],
-      [`key=${account.key}&q=coffee&start=95`, 400, /start \+ num - 1 must not pass 100/],
-      [`key=${account.key}&q=coffee&imgSize=large`, 400, /unknown parameter imgSize/],
+      [`key=${suite.account.key}`, 400, /q is required/],
+      [`key=${suite.account.key}&q=coffee&num=11`, 400, /num must be between 1 and 10/],
+      [`key=${suite.account.key}&q=coffee&start=95`, 400, /start \+ num - 1 must not pass 100/],
+      [`key=${suite.account.key}&q=coffee&imgSize=large`, 400, /unknown parameter imgSize/],
       [`key=trawl_live_${'x'.repeat(32)}&q=coffee`, 401, /./],
     ]
     for (const [query, status, message] of cases) {
       const res = await cse(query)
       expect(await errorOf(res)).toMatchObject({ status, message: expect.stringMatching(message) })
     }
-    expect(upstream.seen).toHaveLength(0)
+    expect(suite.upstream.seen).toHaveLength(0)
   })
 
   test('an empty answer has no items, costs nothing, and the books balance', async () => {
-    upstream.handle(htmlPage(fixture('serp/google/web-desktop/zlurad-no-results.html')))
-    const res = await cse(`key=${account.key}&q=zzqxv`)
+    suite.upstream.handle(htmlPage(fixture('serp/google/web-desktop/zlurad-no-results.html')))
+    const res = await cse(`key=${suite.account.key}&q=zzqxv`)
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body.items).toBeUndefined()
     expect(body.searchInformation.totalResults).toBe('0')
     expect(res.headers.get('x-credits-used')).toBe('0')
-    await expectBooksBalanced(trawl, account.id)
+    await expectBooksBalanced(suite.trawl, suite.account.id)
   })
 })

@@ -1,31 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
-import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
-import { startTrawl, type Trawl } from './support/start-trawl.ts'
+import { engineSuite } from './support/engine-suite.ts'
+import { fixture, htmlPage } from './support/fake-upstream.ts'
 
 const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html') // 95 organic results
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let account: { id: string; key: string }
-beforeAll(async () => {
-  upstream = await fakeUpstream(htmlPage(COFFEE))
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
-  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
-beforeEach(() => {
-  upstream.handle(htmlPage(COFFEE))
-  upstream.seen.length = 0
-})
+const suite = engineSuite(htmlPage(COFFEE))
 
 const rank = (body: unknown) =>
-  fetch(`${trawl.base}/v1/rank`, {
+  fetch(`${suite.trawl.base}/v1/rank`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${suite.account.key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
 
@@ -44,7 +29,7 @@ describe('POST /v1/rank', () => {
     expect(body.matches.map((m: { position: number }) => m.position)).toEqual([13, 14, 15])
     expect(body.matches[0]).toEqual({ position: 13, title: expect.any(String), link: expect.stringMatching(/^https:\/\/(www\.)?starbucks\.com/) })
     expect(body.meta).toMatchObject({ credits_used: 7, engine: 'google', parse_quality: 'ok', cached: false })
-    expect(new URL(upstream.seen[0]!.url, 'https://www.google.com').searchParams.get('num')).toBe('100')
+    expect(new URL(suite.upstream.seen[0]!.url, 'https://www.google.com').searchParams.get('num')).toBe('100')
   })
 
   test('subdomains match, and a URL or www. form of the domain is normalised', async () => {
@@ -73,7 +58,7 @@ describe('POST /v1/rank', () => {
       expect(error).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(message) })
       expect(res.headers.get('x-credits-used')).toBe('0')
     }
-    expect(upstream.seen).toHaveLength(0)
+    expect(suite.upstream.seen).toHaveLength(0)
   })
 
   test('max_age replays a cached check at half price; the books stay balanced', async () => {
@@ -82,6 +67,6 @@ describe('POST /v1/rank', () => {
     expect(res.headers.get('x-cache')).toBe('HIT')
     expect(res.headers.get('x-credits-used')).toBe('1')
     expect((await res.json()).position).toBe(6)
-    await expectBooksBalanced(trawl, account.id)
+    await expectBooksBalanced(suite.trawl, suite.account.id)
   })
 })

@@ -1,30 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
-import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import { engineSuite } from './support/engine-suite.ts'
 import { serpRouter } from './support/serp-router.ts'
-import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /** Parameter handling every vertical shares: nothing here reaches the upstream or costs a credit. */
-let trawl: Trawl
-let upstream: FakeUpstream
-let account: { id: string; key: string }
-beforeAll(async () => {
-  upstream = await fakeUpstream(serpRouter([]))
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
-  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 50 })
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
-
-const post = (path: string, body: unknown) =>
-  fetch(`${trawl.base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-const get = (path: string, query: string) => fetch(`${trawl.base}${path}?${query}`, { headers: { authorization: `Bearer ${account.key}` } })
+const suite = engineSuite(serpRouter([]), { credits: 50 })
 
 describe('each vertical takes exactly the parameters SPEC lists for it', () => {
   const outside: [string, Record<string, unknown>, RegExp][] = [
@@ -47,7 +27,7 @@ describe('each vertical takes exactly the parameters SPEC lists for it', () => {
     ['/v1/images', { q: 'a', gl: 'de' }, /^unknown parameter gl: use country$/],
   ]
   test.each(outside)('%s refuses %j', async (path, body, message) => {
-    const res = await post(path, body)
+    const res = await suite.post(path, body)
     expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(message) })
     expect(res.headers.get('x-credits-used')).toBe('0')
   })
@@ -70,19 +50,19 @@ describe('each vertical takes exactly the parameters SPEC lists for it', () => {
     ['/v1/news', 'q=a&fields=results.nope,bogus', /fields/],
   ]
   test.each(bad)('GET %s?%s is a 400 naming the parameter', async (path, query, message) => {
-    const res = await get(path, query)
+    const res = await suite.get(path, query)
     expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(message) })
   })
 
   test('a JSON array body is refused on every vertical', async () => {
     for (const path of ['/v1/news', '/v1/maps', '/v1/reviews', '/v1/lens', '/v1/autocomplete']) {
-      const res = await post(path, [{ q: 'a' }])
+      const res = await suite.post(path, [{ q: 'a' }])
       expect(await errorOf(res)).toMatchObject({ status: 400, message: expect.stringMatching(/array/) })
     }
   })
 
   test('none of the refusals reached the upstream or moved a credit', async () => {
-    expect(upstream.seen).toHaveLength(0)
-    expect(await expectBooksBalanced(trawl, account.id)).toBe(50)
+    expect(suite.upstream.seen).toHaveLength(0)
+    expect(await expectBooksBalanced(suite.trawl, suite.account.id)).toBe(50)
   })
 })

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
-import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { engineSuite } from './support/engine-suite.ts'
+import { fixture } from './support/fake-upstream.ts'
 import { type SerpRoute, serpRouter } from './support/serp-router.ts'
-import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /** Maps, places and reviews through the HTTP API, on saved Google Maps payloads. */
 const real = (path: string) => fixture(`serp/google/${path}`)
@@ -29,35 +29,11 @@ function reviewsAndRoutes(req: IncomingMessage, res: ServerResponse) {
   serpRouter(ROUTES)(req, res)
 }
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let account: { id: string; key: string }
-beforeAll(async () => {
-  upstream = await fakeUpstream(reviewsAndRoutes)
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
-  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
-beforeEach(() => {
-  upstream.handle(reviewsAndRoutes)
-  upstream.seen.length = 0
-})
-
-const get = (path: string, query: string) => fetch(`${trawl.base}${path}?${query}`, { headers: { authorization: `Bearer ${account.key}` } })
-const post = (path: string, body: unknown) =>
-  fetch(`${trawl.base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-const upstreamUrl = () => new URL(upstream.seen.at(-1)!.url, `https://${upstream.seen.at(-1)!.host}`)
+const suite = engineSuite(reviewsAndRoutes)
 
 describe('/v1/maps', () => {
   test('places with coordinates, hours and ids from the real tbm=map payload, 1 credit', async () => {
-    const res = await get('/v1/maps', 'q=coffee&ll=@38.03,23.70,14z')
+    const res = await suite.get('/v1/maps', 'q=coffee&ll=@38.03,23.70,14z')
     expect(res.headers.get('x-credits-used')).toBe('1')
     const body = await res.json()
     expect(body.request).toEqual({ endpoint: 'maps', q: 'coffee', country: 'us', language: 'en', page: 1, ll: '@38.03,23.70,14z' })
@@ -79,23 +55,23 @@ describe('/v1/maps', () => {
       cid: '1629270299114224275',
       fid: '0x14a1a32f316b15a1:0x169c54b46dcc3a93',
     })
-    const url = upstreamUrl()
+    const url = suite.lastUpstreamUrl()
     expect(url.searchParams.get('tbm')).toBe('map')
     expect(url.searchParams.get('q')).toBe('coffee')
     expect(url.searchParams.get('pb')).toContain('23.7') // the viewport rides in pb
   })
 
   test('page 2 starts at position 21; markdown lists the places', async () => {
-    const body = await (await get('/v1/maps', 'q=coffee&page=2')).json()
+    const body = await (await suite.get('/v1/maps', 'q=coffee&page=2')).json()
     expect(body.results[0].position).toBe(21)
-    const md = await (await get('/v1/maps', 'q=coffee&format=markdown')).text()
+    const md = await (await suite.get('/v1/maps', 'q=coffee&format=markdown')).text()
     expect(md).toContain('Dream Coffee')
   })
 })
 
 describe('/v1/places', () => {
   test('the places shape: no viewport, ids /v1/reviews takes', async () => {
-    const body = await (await post('/v1/places', { q: 'coffee', location: 'Athens,Greece' })).json()
+    const body = await (await suite.post('/v1/places', { q: 'coffee', location: 'Athens,Greece' })).json()
     expect(body.request).toEqual({ endpoint: 'places', q: 'coffee', country: 'gr', language: 'en', page: 1, location: 'Athens,Greece' })
     expect(body.results[1]).toMatchObject({
       position: 2,
@@ -115,7 +91,7 @@ describe('/v1/places', () => {
 describe('/v1/reviews', () => {
   test('pages with a token bound to place and sort, until the last page', async () => {
     const fid = '0x14a1a32f316b15a1:0x169c54b46dcc3a93'
-    const first = await post('/v1/reviews', { fid, sort: 'newest', num: 3 })
+    const first = await suite.post('/v1/reviews', { fid, sort: 'newest', num: 3 })
     expect(first.headers.get('x-credits-used')).toBe('1')
     const page1 = await first.json()
     expect(page1.request).toEqual({ endpoint: 'reviews', fid, sort: 'newest', num: 3, country: 'us', language: 'en' })
@@ -130,26 +106,26 @@ describe('/v1/reviews', () => {
     })
     expect(page1.next_page_token).toEqual(expect.any(String))
 
-    const replayed = await post('/v1/reviews', { fid, sort: 'most_relevant', num: 3, page_token: page1.next_page_token })
+    const replayed = await suite.post('/v1/reviews', { fid, sort: 'most_relevant', num: 3, page_token: page1.next_page_token })
     expect(await errorOf(replayed)).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringMatching(/page_token .*sort=newest/) })
-    const otherPlace = await post('/v1/reviews', { cid: '42', sort: 'newest', num: 3, page_token: page1.next_page_token })
+    const otherPlace = await suite.post('/v1/reviews', { cid: '42', sort: 'newest', num: 3, page_token: page1.next_page_token })
     expect(await errorOf(otherPlace)).toMatchObject({ status: 400, message: expect.stringMatching(/another place/) })
-    const forged = await post('/v1/reviews', { fid, sort: 'newest', page_token: `${page1.next_page_token.slice(0, -4)}AAAA` })
+    const forged = await suite.post('/v1/reviews', { fid, sort: 'newest', page_token: `${page1.next_page_token.slice(0, -4)}AAAA` })
     expect((await errorOf(forged)).status).toBe(400)
 
-    const seenBefore = upstream.seen.length
-    const page2 = await (await get('/v1/reviews', `fid=${fid}&sort=newest&num=3&page_token=${encodeURIComponent(page1.next_page_token)}`)).json()
+    const seenBefore = suite.upstream.seen.length
+    const page2 = await (await suite.get('/v1/reviews', `fid=${fid}&sort=newest&num=3&page_token=${encodeURIComponent(page1.next_page_token)}`)).json()
     expect(page2.results).toHaveLength(1)
     expect(page2.results[0]).toMatchObject({ rating: 4, date: '2 years ago' })
     expect(page2).not.toHaveProperty('next_page_token')
-    expect(upstream.seen.length).toBe(seenBefore + 1) // the refused tokens never reached Google
+    expect(suite.upstream.seen.length).toBe(seenBefore + 1) // the refused tokens never reached Google
   })
 
   test('a cid is resolved to the place first; num=20 holds 2 credits and bills the 3 delivered as 1', async () => {
-    const res = await get('/v1/reviews', `cid=${TIPSY_CID}&num=20`)
+    const res = await suite.get('/v1/reviews', `cid=${TIPSY_CID}&num=20`)
     expect(res.status).toBe(200)
     expect(res.headers.get('x-credits-used')).toBe('1')
-    const hosts = upstream.seen.map((s) => new URL(s.url, 'http://x').pathname)
+    const hosts = suite.upstream.seen.map((s) => new URL(s.url, 'http://x').pathname)
     expect(hosts).toEqual(['/maps', '/maps/rpc/listugcposts', '/maps/rpc/listugcposts'])
     const body = await res.json()
     expect(body.results).toHaveLength(4)
@@ -157,10 +133,10 @@ describe('/v1/reviews', () => {
   })
 
   test('compact and markdown formats', async () => {
-    const md = await (await get('/v1/reviews', 'fid=0x1:0x2&format=markdown')).text()
+    const md = await (await suite.get('/v1/reviews', 'fid=0x1:0x2&format=markdown')).text()
     expect(md).toContain('E. Ö.')
-    const compact = await (await get('/v1/reviews', 'fid=0x1:0x2&format=compact')).json()
+    const compact = await (await suite.get('/v1/reviews', 'fid=0x1:0x2&format=compact')).json()
     expect(compact.results[0].rating).toBe(1)
-    await expectBooksBalanced(trawl, account.id)
+    await expectBooksBalanced(suite.trawl, suite.account.id)
   })
 })

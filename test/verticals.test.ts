@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
-import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { engineSuite } from './support/engine-suite.ts'
+import { fixture } from './support/fake-upstream.ts'
 import { type SerpRoute, serpRouter } from './support/serp-router.ts'
-import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /** News, images, videos, scholar, patents and autocomplete through the HTTP API, on saved upstream answers. */
 const real = (path: string) => fixture(`serp/google/${path}`)
@@ -37,35 +37,11 @@ const ROUTES: SerpRoute[] = [
   },
 ]
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let account: { id: string; key: string }
-beforeAll(async () => {
-  upstream = await fakeUpstream(serpRouter(ROUTES))
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '800' })
-  account = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
-beforeEach(() => {
-  upstream.handle(serpRouter(ROUTES))
-  upstream.seen.length = 0
-})
-
-const get = (path: string, query: string) => fetch(`${trawl.base}${path}?${query}`, { headers: { authorization: `Bearer ${account.key}` } })
-const post = (path: string, body: unknown) =>
-  fetch(`${trawl.base}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-const upstreamUrl = () => new URL(upstream.seen.at(-1)!.url, `https://${upstream.seen.at(-1)!.host}`)
+const suite = engineSuite(serpRouter(ROUTES))
 
 describe('/v1/images', () => {
   test('images from a real basic-layout page, defaults echoed, 1 credit', async () => {
-    const res = await get('/v1/images', 'q=green+capital+energy')
+    const res = await suite.get('/v1/images', 'q=green+capital+energy')
     expect(res.status).toBe(200)
     expect(res.headers.get('x-credits-used')).toBe('1')
     const body = await res.json()
@@ -90,30 +66,30 @@ describe('/v1/images', () => {
       link: 'https://www.shaw.af.mil/News/Article-Display/Article/664405/saving-shaw-money/',
     })
     expect(body.meta).toMatchObject({ engine: 'google', parse_quality: 'ok', credits_used: 1, cached: false })
-    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ q: 'green capital energy', tbm: 'isch', hl: 'en', gl: 'us' })
+    expect(Object.fromEntries(suite.lastUpstreamUrl().searchParams)).toMatchObject({ q: 'green capital energy', tbm: 'isch', hl: 'en', gl: 'us' })
   })
 
   test('num=20 is two credits; page 2 positions start at 11; safe and time reach the engine', async () => {
-    const deep = await get('/v1/images', 'q=energy&num=20')
+    const deep = await suite.get('/v1/images', 'q=energy&num=20')
     expect(deep.headers.get('x-credits-used')).toBe('2')
     expect((await deep.json()).results).toHaveLength(20)
-    const second = await (await get('/v1/images', 'q=energy&page=2&safe=active&time=week')).json()
+    const second = await (await suite.get('/v1/images', 'q=energy&page=2&safe=active&time=week')).json()
     expect(second.results[0].position).toBe(11)
-    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ safe: 'active', tbs: 'qdr:w' })
+    expect(Object.fromEntries(suite.lastUpstreamUrl().searchParams)).toMatchObject({ safe: 'active', tbs: 'qdr:w' })
   })
 
   test('markdown and compact formats', async () => {
-    const md = await get('/v1/images', 'q=energy&format=markdown')
+    const md = await suite.get('/v1/images', 'q=energy&format=markdown')
     expect(md.headers.get('content-type')).toMatch(/^text\/markdown/)
     expect(await md.text()).toContain('Saving Shaw money')
-    const compact = await (await get('/v1/images', 'q=energy&format=compact')).json()
+    const compact = await (await suite.get('/v1/images', 'q=energy&format=compact')).json()
     expect(Object.keys(compact).sort()).toEqual(['meta', 'request', 'results'])
     expect(Object.keys(compact.results[0]).length).toBeLessThan(7)
   })
 
   test('a page with no images is 200, empty and free', async () => {
-    upstream.handle(serpRouter([{ host: 'www.google.com', path: '/search', body: real('images/aql-kush-raval-no-results-de.html') }]))
-    const res = await get('/v1/images', 'q=kush+raval')
+    suite.upstream.handle(serpRouter([{ host: 'www.google.com', path: '/search', body: real('images/aql-kush-raval-no-results-de.html') }]))
+    const res = await suite.get('/v1/images', 'q=kush+raval')
     expect(res.status).toBe(200)
     expect((await res.json()).meta.parse_quality).toBe('empty')
     expect(res.headers.get('x-credits-used')).toBe('0')
@@ -122,28 +98,28 @@ describe('/v1/images', () => {
 
 describe('/v1/videos', () => {
   test('videos with duration, source, channel and date from a real page', async () => {
-    const body = await (await post('/v1/videos', { q: 'atalanta bergamasca calcio' })).json()
+    const body = await (await suite.post('/v1/videos', { q: 'atalanta bergamasca calcio' })).json()
     expect(body.request).toEqual({ endpoint: 'videos', engine: 'google', q: 'atalanta bergamasca calcio', country: 'us', language: 'en', num: 10, page: 1 })
     expect(body.results).toHaveLength(10)
     expect(body.results[0]).toMatchObject({ position: 1, title: 'Atalanta Bergamasca Calcio - YouTube', domain: 'youtube.com', source: 'YouTube' })
     expect(body.results[9]).toMatchObject({ duration: '3:21', date: 'Jan 9, 2022', source: 'playmakerstats.com' })
     const fields = new Set(body.results.flatMap((r: object) => Object.keys(r)))
     for (const f of ['position', 'title', 'link', 'domain', 'snippet', 'image_url', 'duration', 'source', 'channel', 'date']) expect(fields).toContain(f)
-    expect(upstreamUrl().searchParams.get('tbm')).toBe('vid')
+    expect(suite.lastUpstreamUrl().searchParams.get('tbm')).toBe('vid')
   })
 
   test('fields= projects; markdown lists the videos', async () => {
-    const projected = await (await get('/v1/videos', 'q=atalanta&fields=results.title,results.duration')).json()
+    const projected = await (await suite.get('/v1/videos', 'q=atalanta&fields=results.title,results.duration')).json()
     expect(Object.keys(projected).sort()).toEqual(['meta', 'request', 'results'])
     expect(projected.results[9]).toEqual({ title: expect.any(String), duration: '3:21' })
-    const md = await (await get('/v1/videos', 'q=atalanta&format=markdown')).text()
+    const md = await (await suite.get('/v1/videos', 'q=atalanta&format=markdown')).text()
     expect(md).toContain('Atalanta Bergamasca Calcio - YouTube')
   })
 })
 
 describe('/v1/news', () => {
   test('news from the Google News RSS feed, sliced by page and num', async () => {
-    const res = await get('/v1/news', 'q=ai+regulation&time=day')
+    const res = await suite.get('/v1/news', 'q=ai+regulation&time=day')
     const body = await res.json()
     expect(body.request).toEqual({ endpoint: 'news', engine: 'google', q: 'ai regulation', country: 'us', language: 'en', num: 10, page: 1, time: 'day' })
     expect(body.results).toHaveLength(10)
@@ -155,25 +131,25 @@ describe('/v1/news', () => {
       date: 'Sat, 21 Nov 2026 09:14:00 GMT',
     })
     expect(res.headers.get('x-credits-used')).toBe('1')
-    const feed = upstreamUrl()
+    const feed = suite.lastUpstreamUrl()
     expect(feed.pathname).toBe('/rss/search')
     expect(feed.searchParams.get('q')).toBe('ai regulation when:1d')
     expect(feed.searchParams.get('ceid')).toBe('US:en')
-    const second = await (await get('/v1/news', 'q=ai+regulation&page=2')).json()
+    const second = await (await suite.get('/v1/news', 'q=ai+regulation&page=2')).json()
     expect(second.results.map((r: { position: number }) => r.position)).toEqual([11, 12, 13, 14])
   })
 
   test('location sets the country; markdown renders', async () => {
-    const body = await (await get('/v1/news', 'q=ai&location=Munich,Bavaria,Germany')).json()
+    const body = await (await suite.get('/v1/news', 'q=ai&location=Munich,Bavaria,Germany')).json()
     expect(body.request).toMatchObject({ country: 'de', location: 'Munich,Bavaria,Germany' })
-    const md = await (await get('/v1/news', 'q=ai&format=markdown')).text()
+    const md = await (await suite.get('/v1/news', 'q=ai&format=markdown')).text()
     expect(md).toContain('EU publishes final code of practice')
   })
 })
 
 describe('/v1/scholar', () => {
   test('works with publication line, year, citations and PDF; num=20 asks Scholar for 20', async () => {
-    const body = await (await get('/v1/scholar', 'q=coral+bleaching')).json()
+    const body = await (await suite.get('/v1/scholar', 'q=coral+bleaching')).json()
     expect(body.request).toEqual({ endpoint: 'scholar', q: 'coral bleaching', language: 'en', num: 10, page: 1 })
     expect(body.results[0]).toMatchObject({
       position: 1,
@@ -184,12 +160,12 @@ describe('/v1/scholar', () => {
       id: 'Xk3p9QvR2mEJ',
     })
     expect(body.results[0].pdf_url).toMatch(/\.pdf$/)
-    expect(upstreamUrl().hostname).toBe('scholar.google.com')
+    expect(suite.lastUpstreamUrl().hostname).toBe('scholar.google.com')
   })
 
   test('the CAPTCHA page of the real capture is a 503 upstream_blocked, refunded', async () => {
-    upstream.handle(serpRouter([{ host: 'scholar.google.com', path: '/scholar', body: real('scholar/aql-muhammed-rashid.html') }]))
-    const res = await get('/v1/scholar', 'q=muhammed+rashid')
+    suite.upstream.handle(serpRouter([{ host: 'scholar.google.com', path: '/scholar', body: real('scholar/aql-muhammed-rashid.html') }]))
+    const res = await suite.get('/v1/scholar', 'q=muhammed+rashid')
     expect(await errorOf(res)).toMatchObject({ status: 503, code: 'upstream_blocked' })
     expect(res.headers.get('retry-after')).toBeTruthy()
     expect(res.headers.get('x-credits-used')).toBe('0')
@@ -198,7 +174,7 @@ describe('/v1/scholar', () => {
 
 describe('/v1/patents', () => {
   test('patents with dates, people and PDF from the xhr/query JSON', async () => {
-    const res = await post('/v1/patents', { q: 'solar panel cleaning robot', page: 2 })
+    const res = await suite.post('/v1/patents', { q: 'solar panel cleaning robot', page: 2 })
     const body = await res.json()
     expect(body.request).toEqual({ endpoint: 'patents', q: 'solar panel cleaning robot', num: 10, page: 2 })
     expect(body.results[0]).toMatchObject({
@@ -212,7 +188,7 @@ describe('/v1/patents', () => {
       assignee: 'Helios Robotics, Inc.',
     })
     expect(res.headers.get('x-credits-used')).toBe('1')
-    const inner = new URLSearchParams(upstreamUrl().searchParams.get('url') ?? '')
+    const inner = new URLSearchParams(suite.lastUpstreamUrl().searchParams.get('url') ?? '')
     expect(inner.get('q')).toBe('solar panel cleaning robot')
     expect(inner.get('page')).toBe('1') // Patents counts pages from 0
   })
@@ -220,21 +196,21 @@ describe('/v1/patents', () => {
 
 describe('/v1/autocomplete', () => {
   test('suggestions for 0.5 credit, JSON only', async () => {
-    const res = await get('/v1/autocomplete', 'q=caf&country=fr&language=fr')
+    const res = await suite.get('/v1/autocomplete', 'q=caf&country=fr&language=fr')
     expect(res.headers.get('x-credits-used')).toBe('0.5')
     const body = await res.json()
     expect(body.request).toEqual({ endpoint: 'autocomplete', q: 'caf', country: 'fr', language: 'fr' })
     expect(body.results).toHaveLength(10)
     expect(body.results[0]).toEqual({ value: 'café de flore' })
-    expect(Object.fromEntries(upstreamUrl().searchParams)).toMatchObject({ q: 'caf', client: 'firefox', hl: 'fr', gl: 'fr' })
-    const compact = await (await get('/v1/autocomplete', 'q=caf&format=compact')).json()
+    expect(Object.fromEntries(suite.lastUpstreamUrl().searchParams)).toMatchObject({ q: 'caf', client: 'firefox', hl: 'fr', gl: 'fr' })
+    const compact = await (await suite.get('/v1/autocomplete', 'q=caf&format=compact')).json()
     expect(compact.results[0]).toEqual({ value: 'café de flore' })
   })
 })
 
 describe('/v1/shopping', () => {
   test('products with the price as displayed and as a number, currency, merchant and id', async () => {
-    const res = await get('/v1/shopping', 'q=trail+running+shoes&location=Austin,Texas,United+States')
+    const res = await suite.get('/v1/shopping', 'q=trail+running+shoes&location=Austin,Texas,United+States')
     expect(res.headers.get('x-credits-used')).toBe('1')
     const body = await res.json()
     expect(body.request).toEqual({
@@ -258,17 +234,17 @@ describe('/v1/shopping', () => {
       rating_count: 2345,
       product_id: '4815162342001',
     })
-    const url = upstreamUrl()
+    const url = suite.lastUpstreamUrl()
     expect(url.searchParams.get('tbm')).toBe('shop')
     expect(url.searchParams.get('uule')).toMatch(/^w CAIQICI/) // Google's own links carry a literal +, read as a space
-    const md = await (await get('/v1/shopping', 'q=shoes&format=markdown')).text()
+    const md = await (await suite.get('/v1/shopping', 'q=shoes&format=markdown')).text()
     expect(md).toContain('$1,299.00')
   })
 })
 
 describe('/v1/lens', () => {
   test('visual matches for an image URL, 2 credits, JSON only', async () => {
-    const res = await post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg' })
+    const res = await suite.post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg' })
     expect(res.status).toBe(200)
     expect(res.headers.get('x-credits-used')).toBe('2')
     const body = await res.json()
@@ -281,28 +257,28 @@ describe('/v1/lens', () => {
       link: 'https://www.catbreedsguide.example/tabby-cat-markings',
       domain: 'catbreedsguide.example',
     })
-    const [lookup, results] = upstream.seen.slice(-2).map((s) => new URL(s.url, `https://${s.host}`))
+    const [lookup, results] = suite.upstream.seen.slice(-2).map((s) => new URL(s.url, `https://${s.host}`))
     expect(lookup!.searchParams.get('url')).toBe('https://upload.example.org/tabby.jpg')
     expect(results!.searchParams.get('udm')).toBe('26')
     expect(body.meta.route.map((r: { host: string }) => r.host)).toEqual(['lens.google.com'])
   })
 
   test('fields= works; a private image address is refused before any work', async () => {
-    const projected = await (await post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg', fields: 'results.link' })).json()
+    const projected = await (await suite.post('/v1/lens', { url: 'https://upload.example.org/tabby.jpg', fields: 'results.link' })).json()
     expect(projected.results[0]).toEqual({ link: 'https://www.catbreedsguide.example/tabby-cat-markings' })
-    upstream.seen.length = 0
+    suite.upstream.seen.length = 0
     for (const url of ['http://127.0.0.1/cat.jpg', 'http://localhost:8080/cat.jpg', 'http://[::1]/cat.jpg', 'http://10.0.0.7/cat.jpg']) {
-      const res = await post('/v1/lens', { url })
+      const res = await suite.post('/v1/lens', { url })
       expect(await errorOf(res)).toMatchObject({ status: 400, message: expect.stringMatching(/public http\(s\) image URL/) })
     }
-    expect(upstream.seen).toHaveLength(0)
+    expect(suite.upstream.seen).toHaveLength(0)
   })
 })
 
 describe('cache and books', () => {
   test('max_age replays a vertical at half price', async () => {
-    await get('/v1/videos', 'q=replay&num=20')
-    const res = await get('/v1/videos', 'q=replay&num=20&max_age=300')
+    await suite.get('/v1/videos', 'q=replay&num=20')
+    const res = await suite.get('/v1/videos', 'q=replay&num=20&max_age=300')
     expect(res.headers.get('x-cache')).toBe('HIT')
     // 10 videos delivered for num=20: 1 credit live, 0.5 replayed.
     expect(res.headers.get('x-credits-used')).toBe('0.5')
@@ -310,10 +286,10 @@ describe('cache and books', () => {
   })
 
   test('an upstream failure is a 503, never a 502, and refunded', async () => {
-    upstream.handle(serpRouter([]))
-    const res = await get('/v1/news', 'q=nothing')
+    suite.upstream.handle(serpRouter([]))
+    const res = await suite.get('/v1/news', 'q=nothing')
     expect(res.status).toBe(503)
     expect(res.headers.get('x-credits-used')).toBe('0')
-    await expectBooksBalanced(trawl, account.id)
+    await expectBooksBalanced(suite.trawl, suite.account.id)
   })
 })

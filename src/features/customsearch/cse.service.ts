@@ -32,25 +32,29 @@ export interface CseRequest {
 
 const DATE_UNITS: Record<string, string> = { d: 'd', w: 'w', m: 'm', y: 'y' }
 
+const words = (s: string | undefined) => s?.split(/\s+/).filter(Boolean) ?? []
+
+/** Custom Search's term parameters, written as the query operators Google web search understands. */
+function termOperators(p: CseParams): string[] {
+  const ops = [
+    p.exactTerms ? `"${p.exactTerms.replaceAll('"', '')}"` : '',
+    words(p.excludeTerms)
+      .map((t) => `-${t}`)
+      .join(' '),
+    p.orTerms ? `(${words(p.orTerms).join(' OR ')})` : '',
+    p.hq ?? '',
+    p.fileType ? `filetype:${p.fileType.toLowerCase()}` : '',
+    p.lowRange || p.highRange ? `${p.lowRange ?? ''}..${p.highRange ?? ''}` : '',
+  ]
+  return ops.filter(Boolean)
+}
+
 export function normaliseCse(p: CseParams, auth: AuthContext): CseRequest {
-  const extra = [
-    p.exactTerms && `"${p.exactTerms.replaceAll('"', '')}"`,
-    p.excludeTerms &&
-      p.excludeTerms
-        .split(/\s+/)
-        .filter(Boolean)
-        .map((t) => `-${t}`)
-        .join(' '),
-    p.orTerms && `(${p.orTerms.split(/\s+/).filter(Boolean).join(' OR ')})`,
-    p.hq,
-    p.fileType && `filetype:${p.fileType.toLowerCase()}`,
-    (p.lowRange || p.highRange) && `${p.lowRange ?? ''}..${p.highRange ?? ''}`,
-  ].filter(Boolean)
   const req: CseRequest = {
     endpoint: 'customsearch',
     engine: resolveEngineName(undefined, auth),
     q: p.q,
-    query: [p.q, ...extra].join(' '),
+    query: [p.q, ...termOperators(p)].join(' '),
     num: p.num ?? 10,
     start: p.start ?? 1,
     country: p.gl ?? p.cr?.slice('country'.length).toLowerCase() ?? 'us',

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../http/auth.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
-import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../search/billed-lookup.ts'
+import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../search/billed-lookup.ts'
 import { askEngines, resolveEngineName } from '../search/engine-choice.ts'
 import type { SearchEngine } from '../search/engines/search-engine.ts'
 import { countryFromLocation } from '../search/search.params.ts'
@@ -95,16 +95,7 @@ export function runRank(deps: RankDeps, auth: AuthContext, req: RankRequest, opt
           request: req,
           domain: req.domain,
           ...rankIn(results, req.domain),
-          meta: {
-            request_id: requestId,
-            credits_used: 0,
-            cached: false,
-            engine: answer.engine,
-            route: answer.attempts,
-            latency_ms: elapsed(started),
-            parse_quality: results.length === 0 ? 'empty' : answer.page.parse_quality,
-            resolved_urls: true,
-          },
+          meta: liveMeta(requestId, answer, started, results.length, answer.page.parse_quality),
         }
       },
     },

@@ -112,6 +112,20 @@ export async function runBilledLookup<B extends LookupBody>(
 
 export const elapsed = (started: number) => Math.round(performance.now() - started)
 
+/** SPEC "Response meta" of a live answer; request_id, credits and latency are final after settling. */
+export function liveMeta(requestId: string, answer: { engine: string; attempts: unknown }, started: number, count: number, quality: string) {
+  return {
+    request_id: requestId,
+    credits_used: 0,
+    cached: false,
+    engine: answer.engine,
+    route: answer.attempts,
+    latency_ms: elapsed(started),
+    parse_quality: count === 0 ? 'empty' : quality,
+    resolved_urls: true,
+  }
+}
+
 async function cachedBody<B>(deps: LookupDeps, cacheKey: string, maxAge: number) {
   const hit = await deps.cache.get<B>(cacheKey).catch((err) => {
     deps.log.warn({ err }, 'cache read failed; looking up live')

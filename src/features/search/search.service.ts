@@ -2,7 +2,7 @@ import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
 import { type PageReadDeps, pagePriceMc } from '../reading/page-read.service.ts'
-import { elapsed, type LookupOutcome, runBilledLookup } from './billed-lookup.ts'
+import { type LookupOutcome, liveMeta, runBilledLookup } from './billed-lookup.ts'
 import { askEngines, resolveEngineName } from './engine-choice.ts'
 import type { SearchEngine } from './engines/search-engine.ts'
 import { countryFromLocation } from './search.params.ts'
@@ -100,15 +100,6 @@ async function liveSearch(deps: SearchDeps, req: SearchRequest, requestId: strin
     request: req,
     results,
     ...sections,
-    meta: {
-      request_id: requestId,
-      credits_used: 0,
-      cached: false,
-      engine: answer.engine,
-      route: answer.attempts,
-      latency_ms: elapsed(started),
-      parse_quality: results.length === 0 ? 'empty' : parse_quality,
-      resolved_urls: true,
-    },
+    meta: liveMeta(requestId, answer, started, results.length, parse_quality),
   }
 }

@@ -37,62 +37,28 @@ function depthAndPlaceRules(v: DepthAndPlace, ctx: z.RefinementCtx) {
   if (v.location && v.uule) ctx.addIssue({ code: 'custom', path: ['uule'], message: 'uule: send location or uule, not both' })
 }
 
-export const NewsParams = z
-  .strictObject({
-    q: qParam,
-    country: countryParam,
-    language: languageParam,
-    location: locationParam,
-    uule: uuleParam,
-    num: numParam,
-    page: pageParam,
-    time: timeParam,
-    tbs: tbsParam,
-    format: formatParam,
-    fields: fieldsParam,
-    max_age: maxAgeParam,
-    engine: engineParam,
-    include_domains: includeDomains,
-    exclude_domains: excludeDomains,
-  })
-  .superRefine(depthAndPlaceRules)
+/** What news, images and videos share with web search: depth, paging, time, engine and domain filters. */
+const depthSearchShape = {
+  q: qParam,
+  country: countryParam,
+  language: languageParam,
+  num: numParam,
+  page: pageParam,
+  time: timeParam,
+  tbs: tbsParam,
+  format: formatParam,
+  fields: fieldsParam,
+  max_age: maxAgeParam,
+  engine: engineParam,
+  include_domains: includeDomains,
+  exclude_domains: excludeDomains,
+}
 
-export const ImagesParams = z
-  .strictObject({
-    q: qParam,
-    country: countryParam,
-    language: languageParam,
-    num: numParam,
-    page: pageParam,
-    time: timeParam,
-    tbs: tbsParam,
-    safe: p.safe.optional().describe('off (default) or active'),
-    format: formatParam,
-    fields: fieldsParam,
-    max_age: maxAgeParam,
-    engine: engineParam,
-    include_domains: includeDomains,
-    exclude_domains: excludeDomains,
-  })
-  .superRefine(depthAndPlaceRules)
+export const NewsParams = z.strictObject({ ...depthSearchShape, location: locationParam, uule: uuleParam }).superRefine(depthAndPlaceRules)
 
-export const VideosParams = z
-  .strictObject({
-    q: qParam,
-    country: countryParam,
-    language: languageParam,
-    num: numParam,
-    page: pageParam,
-    time: timeParam,
-    tbs: tbsParam,
-    format: formatParam,
-    fields: fieldsParam,
-    max_age: maxAgeParam,
-    engine: engineParam,
-    include_domains: includeDomains,
-    exclude_domains: excludeDomains,
-  })
-  .superRefine(depthAndPlaceRules)
+export const ImagesParams = z.strictObject({ ...depthSearchShape, safe: p.safe.optional().describe('off (default) or active') }).superRefine(depthAndPlaceRules)
+
+export const VideosParams = z.strictObject(depthSearchShape).superRefine(depthAndPlaceRules)
 
 const placeSearchShape = {
   q: qParam,

@@ -1,5 +1,5 @@
 import type { AuthContext } from '../../../http/auth.ts'
-import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../billed-lookup.ts'
+import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../billed-lookup.ts'
 import { askEngines } from '../engine-choice.ts'
 import type { SearchEngine } from '../engines/search-engine.ts'
 import type { VerticalRequest } from '../search.types.ts'
@@ -49,15 +49,6 @@ async function liveVertical(deps: VerticalDeps, req: VerticalRequest, requestId:
     request: req,
     results,
     ...answer.page.extras,
-    meta: {
-      request_id: requestId,
-      credits_used: 0,
-      cached: false,
-      engine: answer.engine,
-      route: answer.attempts,
-      latency_ms: elapsed(started),
-      parse_quality: results.length === 0 ? 'empty' : answer.page.parse_quality,
-      resolved_urls: true,
-    },
+    meta: liveMeta(requestId, answer, started, results.length, answer.page.parse_quality),
   }
 }
