@@ -70,8 +70,10 @@ describe('/v1/maps', () => {
 })
 
 describe('/v1/places', () => {
-  test('the places shape: no viewport, ids /v1/reviews takes', async () => {
-    const body = await (await suite.post('/v1/places', { q: 'coffee', location: 'Athens,Greece' })).json()
+  test('the places shape: no viewport, ids /v1/reviews takes, 1 credit', async () => {
+    const res = await suite.post('/v1/places', { q: 'coffee', location: 'Athens,Greece' })
+    expect(res.headers.get('x-credits-used')).toBe('1')
+    const body = await res.json()
     expect(body.request).toEqual({ endpoint: 'places', q: 'coffee', country: 'gr', language: 'en', page: 1, location: 'Athens,Greece' })
     expect(body.results[1]).toMatchObject({
       position: 2,
@@ -85,6 +87,11 @@ describe('/v1/places', () => {
       cid: '12104287731327876427',
     })
     expect(body.results[1]).not.toHaveProperty('opening_hours')
+    expect(suite.lastUpstreamUrl().searchParams.get('tbm')).toBe('map')
+    const md = await (await suite.get('/v1/places', 'q=coffee&format=markdown')).text()
+    expect(md).toContain('Cocoza Speciality Coffee')
+    const compact = await (await suite.get('/v1/places', 'q=coffee&format=compact')).json()
+    expect(compact.results[1].title).toBe('Cocoza Speciality Coffee')
   })
 })
 

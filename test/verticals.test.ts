@@ -161,6 +161,12 @@ describe('/v1/scholar', () => {
     })
     expect(body.results[0].pdf_url).toMatch(/\.pdf$/)
     expect(suite.lastUpstreamUrl().hostname).toBe('scholar.google.com')
+    // num=20 is one Scholar page of 20; this page holds 10, so 1 credit is billed of the 2 held.
+    const deep = await suite.get('/v1/scholar', 'q=coral+bleaching&num=20&language=de')
+    expect(deep.headers.get('x-credits-used')).toBe('1')
+    expect(Object.fromEntries(suite.lastUpstreamUrl().searchParams)).toMatchObject({ q: 'coral bleaching', num: '20', hl: 'de' })
+    const md = await (await suite.get('/v1/scholar', 'q=coral+bleaching&format=markdown')).text()
+    expect(md).toContain('Thermal stress thresholds')
   })
 
   test('the CAPTCHA page of the real capture is a 503 upstream_blocked, refunded', async () => {
@@ -191,6 +197,20 @@ describe('/v1/patents', () => {
     const inner = new URLSearchParams(suite.lastUpstreamUrl().searchParams.get('url') ?? '')
     expect(inner.get('q')).toBe('solar panel cleaning robot')
     expect(inner.get('page')).toBe('1') // Patents counts pages from 0
+    const compact = await (await suite.get('/v1/patents', 'q=solar&format=compact')).json()
+    expect(compact.results[0]).toMatchObject({ title: 'Autonomous cleaning robot for solar panel arrays', publication_number: 'US10594250B2' })
+    const md = await (await suite.get('/v1/patents', 'q=solar&format=markdown')).text()
+    expect(md).toContain('US10594250B2')
+  })
+
+  test('num=100 holds the 7-credit bundle, not 10: an account with 7 credits can ask, one with 6.5 cannot', async () => {
+    const seven = await suite.trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 7 })
+    const res = await fetch(`${suite.trawl.base}/v1/patents?q=solar&num=100`, { headers: { authorization: `Bearer ${seven.key}` } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-credits-used')).toBe('1') // 10 patents delivered
+    const poorer = await suite.trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 6.5 })
+    const refused = await fetch(`${suite.trawl.base}/v1/patents?q=solar&num=100`, { headers: { authorization: `Bearer ${poorer.key}` } })
+    expect(await errorOf(refused)).toMatchObject({ status: 402, code: 'insufficient_credits' })
   })
 })
 
