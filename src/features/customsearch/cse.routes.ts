@@ -3,7 +3,7 @@ import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { countTokens } from '../../text/tokens.ts'
-import { CseParams } from './cse.schema.ts'
+import { CseParams, CseResponse } from './cse.schema.ts'
 import { type CseDeps, normaliseCse, runCse } from './cse.service.ts'
 
 /** GET /customsearch/v1: Google's Custom Search JSON API, answered from Trawl's own engines. */
@@ -18,7 +18,7 @@ export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: 
         description:
           "Google's Custom Search JSON API request and response, for its clients and libraries: change only the root URL and the key. The key may come as ?key=. 1 credit per page. Errors use Trawl's own envelope.",
         querystring: CseParams,
-        response: errorResponses,
+        response: { 200: CseResponse, ...errorResponses },
       },
     },
     async (req: FastifyRequest, reply: FastifyReply) => {

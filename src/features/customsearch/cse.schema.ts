@@ -70,3 +70,49 @@ export const CseParams = z
   })
 
 export type CseParams = z.infer<typeof CseParams>
+
+const CseQuery = z.object({
+  title: z.string(),
+  totalResults: z.string(),
+  searchTerms: z.string(),
+  count: z.number().int(),
+  startIndex: z.number().int(),
+  inputEncoding: z.string(),
+  outputEncoding: z.string(),
+  safe: z.string(),
+  cx: z.string().optional(),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  searchType: z.string().optional(),
+  siteSearch: z.string().optional(),
+  siteSearchFilter: z.string().optional(),
+})
+
+/** Google's customsearch#search body (plus Trawl's `meta`), for the OpenAPI document. */
+export const CseResponse = z.object({
+  kind: z.literal('customsearch#search'),
+  url: z.object({ type: z.string(), template: z.string() }),
+  queries: z.object({ request: z.array(CseQuery), nextPage: z.array(CseQuery).optional(), previousPage: z.array(CseQuery).optional() }),
+  context: z.object({ title: z.string() }),
+  searchInformation: z.object({ searchTime: z.number(), formattedSearchTime: z.string(), totalResults: z.string(), formattedTotalResults: z.string() }),
+  items: z
+    .array(
+      z.object({
+        kind: z.literal('customsearch#result'),
+        title: z.string(),
+        htmlTitle: z.string(),
+        link: z.string(),
+        displayLink: z.string(),
+        snippet: z.string(),
+        htmlSnippet: z.string(),
+        formattedUrl: z.string(),
+        htmlFormattedUrl: z.string(),
+        mime: z.string().optional(),
+        fileFormat: z.string().optional(),
+        image: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .optional()
+    .describe('absent when nothing was found, as in Google’s API'),
+  meta: z.record(z.string(), z.unknown()).describe('Trawl: request_id, credits_used, engine, route, latency_ms'),
+})
