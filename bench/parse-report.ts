@@ -35,7 +35,7 @@ function expand(c: ParseCase): ParseCase[] {
 }
 
 let vertical = ''
-const totals = new Map<string, { items: number; real: number; fill: number[]; fields: string[] }>()
+const totals = new Map<string, { items: number; real: number; fill: number[]; fields: string[]; maxMs: number }>()
 for (const c of PARSE_CASES.flatMap(expand)) {
   if (c.vertical !== vertical) {
     vertical = c.vertical
@@ -48,19 +48,21 @@ for (const c of PARSE_CASES.flatMap(expand)) {
   const ms = performance.now() - started
   const items = page.results as Record<string, unknown>[]
   const fill = c.fields.map((f) => items.filter((it) => filled(it[f])).length)
-  const total = totals.get(c.vertical) ?? { items: 0, real: 0, fill: c.fields.map(() => 0), fields: c.fields }
+  const total = totals.get(c.vertical) ?? { items: 0, real: 0, fill: c.fields.map(() => 0), fields: c.fields, maxMs: 0 }
   total.items += items.length
   if (!c.local) total.real += items.length
+  total.maxMs = Math.max(total.maxMs, ms)
   fill.forEach((n, i) => {
     total.fill[i] = (total.fill[i] ?? 0) + n
   })
   totals.set(c.vertical, total)
   const kind = c.local ? 'constructed' : 'real'
   console.log(`| ${c.file} | ${kind} | ${page.parse_quality} | ${items.length} | ${fill.map((n) => pct(n, items.length)).join(' | ')} |`)
-  if (ms > 250) console.log(`(slow parse: ${ms.toFixed(0)} ms)`)
 }
 
 console.log('\n## Totals per vertical\n')
 for (const [name, t] of totals) {
-  console.log(`- ${name}: ${t.items} items (${t.real} from real captures); ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`)
+  console.log(
+    `- ${name}: ${t.items} items (${t.real} from real captures), slowest parse ${t.maxMs.toFixed(0)} ms; ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`,
+  )
 }
