@@ -139,6 +139,34 @@ describe('/v1/reviews', () => {
     expect(body).not.toHaveProperty('next_page_token')
   })
 
+  test('paging stops at review 100 of a sort order, each page billed 1 per 10', async () => {
+    // A place with 300 reviews: listugcposts pages of what is asked, cursors "at<offset>".
+    const real = JSON.parse(fixture('serp/google/maps-reviews/gosom-review-no-translation.json').toString('utf8'))[0]
+    suite.upstream.handle((req, res) => {
+      const pb = new URL(req.url ?? '/', 'http://x').searchParams.get('pb') ?? ''
+      const size = Number(/!2m2!1i(\d+)/.exec(pb)?.[1])
+      const from = Number(/!2sat(\d+)/.exec(pb)?.[1] ?? 0)
+      const items = Array.from({ length: size }, (_, i) => {
+        const e = structuredClone(real)
+        e[0][0] = `review-${from + i + 1}`
+        return e
+      })
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`)]}'\n${JSON.stringify([null, `at${from + size}`, items])}`)
+    })
+    const fid = '0x1:0x2'
+    let token: string | undefined
+    const pages: number[] = []
+    for (let i = 0; i < 4 && (i === 0 || token); i++) {
+      const res = await suite.post('/v1/reviews', { fid, num: 30, ...(token && { page_token: token }) })
+      const body = await res.json()
+      pages.push(body.results.length)
+      expect(res.headers.get('x-credits-used')).toBe(String(Math.ceil(body.results.length / 10)))
+      token = body.next_page_token
+    }
+    expect(pages).toEqual([30, 30, 30, 10])
+    expect(token).toBeUndefined()
+  })
+
   test('compact and markdown formats', async () => {
     const md = await (await suite.get('/v1/reviews', 'fid=0x1:0x2&format=markdown')).text()
     expect(md).toContain('E. Ö.')
