@@ -1,6 +1,7 @@
 /** DOM helpers shared by the Google parsers: block-aware text, link unwrapping, domains and dates. */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
+import { DomUtils, parseDocument } from 'htmlparser2'
 
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'textarea', 'input', 'select', 'button'])
 
@@ -222,4 +223,10 @@ export function compact<T extends object>(obj: T): T {
     out[k] = v
   }
   return out as T
+}
+
+/** Visible text of an HTML snippet (JSON fields with highlight tags): tags dropped, entities decoded, whitespace collapsed. */
+export function htmlText(html: string): string {
+  if (!/[<&]/.test(html)) return normText(html)
+  return normText(DomUtils.textContent(parseDocument(html)))
 }

@@ -7,7 +7,7 @@
  */
 import { DomUtils, parseDocument } from 'htmlparser2'
 import type { AutocompleteSuggestion, VerticalPage } from '../../../search.types.ts'
-import { normText } from '../google-dom.util.ts'
+import { htmlText, normText } from '../google-dom.util.ts'
 
 // Google's anti-JSON-hijacking prefix, on its own line or glued to the JSON.
 const XSSI_PREFIX = /^\s*\)\]\}'\s*,?/
@@ -69,8 +69,4 @@ function withoutNavigation(values: string[], data: unknown[]): string[] {
 function fromToolbarXml(body: string): string[] {
   const doc = parseDocument(body, { xmlMode: true })
   return DomUtils.findAll((el) => el.name === 'suggestion', doc.children).map((el) => el.attribs.data ?? '')
-}
-
-function htmlText(html: string): string {
-  return /[<&]/.test(html) ? DomUtils.textContent(parseDocument(html)) : html
 }

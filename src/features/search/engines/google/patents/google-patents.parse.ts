@@ -1,12 +1,5 @@
-/**
- * Parses the Google Patents `xhr/query` JSON: `results.cluster[].result[]`, each with an `id`
- * ("patent/US10594250B2/en") and a `patent` object. Title, snippet, inventor and assignee carry
- * HTML (`<b>` highlights, entities); dates are day strings; `pdf` and `thumbnail` are paths on
- * Google's patent image bucket.
- */
-import { DomUtils, parseDocument } from 'htmlparser2'
 import type { ParseQuality, PatentResult, VerticalPage, VerticalRequest } from '../../../search.types.ts'
-import { compact, normText } from '../google-dom.util.ts'
+import { compact, htmlText } from '../google-dom.util.ts'
 
 const PATENT_PAGE = 'https://patents.google.com/patent/'
 const IMAGE_BUCKET = 'https://patentimages.storage.googleapis.com/'
@@ -78,12 +71,6 @@ function parseJson(body: string): unknown {
   } catch {
     return undefined
   }
-}
-
-/** Visible text of an HTML snippet: highlight tags dropped, entities decoded, whitespace collapsed. */
-export function htmlText(html: string): string {
-  if (!/[<&]/.test(html)) return normText(html)
-  return normText(DomUtils.textContent(parseDocument(html)))
 }
 
 function text(v: unknown): string {
