@@ -50,6 +50,21 @@ describe('/customsearch/v1 with Google’s official Node client', () => {
     expect(body.queries.request[0].totalResults).toBe(body.searchInformation.totalResults)
   })
 
+  test('fields= trims the answer with Google’s partial-response syntax, through the official client too', async () => {
+    const client = customsearch({ version: 'v1', rootUrl: `${suite.trawl.base}/` })
+    const res = await client.cse.list({ auth: suite.account.key, q: 'coffee', cx: 'x', num: 2, fields: 'items(title,link),searchInformation/totalResults' })
+    expect(res.data).toEqual({
+      searchInformation: { totalResults: expect.any(String) },
+      items: [
+        { title: 'Coffee', link: 'https://en.wikipedia.org/wiki/Coffee' },
+        { title: expect.any(String), link: expect.any(String) },
+      ],
+    })
+    const bad = await cse(`key=${suite.account.key}&q=coffee&fields=items(title`)
+    expect(await errorOf(bad)).toMatchObject({ status: 400, message: expect.stringMatching(/^fields: expected \)/) })
+    expect(bad.headers.get('x-credits-used')).toBe('0')
+  })
+
   test('Custom Search parameters map onto the engine request', async () => {
     await cse(
       `key=${suite.account.key}&q=coffee&lr=lang_fr&cr=countryFR&safe=active&dateRestrict=w2&siteSearch=www.example.org&siteSearchFilter=e&exactTerms=cold brew&excludeTerms=decaf&fileType=pdf`,

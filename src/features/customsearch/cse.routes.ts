@@ -5,6 +5,7 @@ import { parseInput } from '../../http/parse-input.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { CseParams, CseResponse } from './cse.schema.ts'
 import { type CseDeps, normaliseCse, runCse } from './cse.service.ts'
+import { applyPartialFields, parsePartialFields } from './partial-response.ts'
 
 /** GET /customsearch/v1: Google's Custom Search JSON API, answered from Trawl's own engines. */
 export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: number }) {
@@ -23,8 +24,10 @@ export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: 
     },
     async (req: FastifyRequest, reply: FastifyReply) => {
       const params = parseInput(CseParams, req, { ignore: ['api_key', 'key'] })
+      const selection = params.fields ? parsePartialFields(params.fields) : undefined // a bad selector costs nothing
       const outcome = await runCse(deps, req.auth, normaliseCse(params, req.auth), req.id)
-      const payload = JSON.stringify(outcome.body, null, params.prettyPrint === false ? undefined : 2)
+      const body = selection ? applyPartialFields(outcome.body, selection) : outcome.body
+      const payload = JSON.stringify(body, null, params.prettyPrint === false ? undefined : 2)
       const tokens = countTokens(payload)
       setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens }, deps.usdPerCredit)
       return reply.type('application/json; charset=utf-8').send(payload)

@@ -4,7 +4,7 @@ import * as p from '../search/search.params.ts'
 /**
  * Query parameters of Google's Custom Search JSON API that /customsearch/v1 honours, so clients of
  * that API (closing 2027-01-01) move by changing only the root URL. Google's standard system
- * parameters (alt, prettyPrint, quotaUser, userIp) are accepted; anything else is a 400 naming it.
+ * parameters (fields, alt, prettyPrint, quotaUser, userIp) are accepted; anything else is a 400 naming it.
  */
 export const CseParams = z
   .strictObject({
@@ -58,6 +58,11 @@ export const CseParams = z
     filter: z.enum(['0', '1'], { error: 'filter must be 0 or 1' }).optional().describe('accepted; duplicate filtering is always on'),
     c2coff: z.enum(['0', '1']).optional().describe('accepted; no effect'),
     googlehost: z.string().max(64).optional().describe('accepted; no effect (use gl)'),
+    fields: z
+      .string()
+      .min(1, 'fields must not be empty')
+      .optional()
+      .describe("Google's partial-response selector, e.g. items(title,link),searchInformation/totalResults"),
     alt: z.enum(['json'], { error: 'alt must be json' }).optional(),
     prettyPrint: z.boolean().optional(),
     quotaUser: z.string().max(64).optional(),
