@@ -90,6 +90,7 @@ export function runCse(deps: CseDeps, auth: AuthContext, req: CseRequest, reques
       request: req,
       priceMc: toMc(PRICES.page),
       deliveredMc: (body) => (body.items?.length ? toMc(PRICES.page) : 0),
+      cacheable: false, // Custom Search has no max_age
       live: async () => {
         const found = req.searchType === 'image' ? await imageItems(deps, req) : await webItems(deps, req)
         const body = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - started) / 1000)

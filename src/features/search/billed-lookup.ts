@@ -30,6 +30,8 @@ export interface LookupPlan<B extends LookupBody> {
   deliveredMc(body: B): number
   /** Accept a cached body up to this many seconds old, at half price. */
   maxAge?: number
+  /** False for endpoints without max_age: nothing could ever read the entry, so it is not written. */
+  cacheable?: boolean
   /** Asks the engine(s); the body's meta gets request_id, credits and latency filled in afterwards. */
   live(): Promise<B>
   /** Extra billed work on top of the body (include_content): reserved up front, returns what it earned. */
@@ -88,7 +90,8 @@ export async function runBilledLookup<B extends LookupBody>(
     body = hit ? hit.body : await plan.live()
     const delivered = plan.deliveredMc(body)
     usedMc = hit ? cacheHitPriceMc(delivered) : delivered
-    if (!hit && delivered > 0) await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+    if (!hit && delivered > 0 && plan.cacheable !== false)
+      await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
     if (plan.enrich && delivered > 0) {
       const enriched = await plan.enrich.run(body, hit != null)
       body = enriched.body

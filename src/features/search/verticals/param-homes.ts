@@ -1,14 +1,10 @@
-import type { z } from 'zod'
 import { SearchParams } from '../search.schema.ts'
 import { VERTICAL_SPECS } from './vertical.specs.ts'
 
 /** Endpoint path -> its parameter names, read off the schemas themselves so they cannot drift. */
 const PARAMS_BY_PATH: [string, Set<string>][] = [
   ['/v1/search', new Set(Object.keys(SearchParams.shape))],
-  ...Object.values(VERTICAL_SPECS).map((spec): [string, Set<string>] => [
-    `/v1/${spec.name}`,
-    new Set(Object.keys((spec.schema as unknown as z.ZodObject).shape)),
-  ]),
+  ...Object.values(VERTICAL_SPECS).map((spec): [string, Set<string>] => [`/v1/${spec.name}`, new Set(Object.keys(spec.schema.shape))]),
 ]
 
 /**

@@ -132,18 +132,37 @@ const Review = z.object({
   response: z.object({ snippet: z.string(), date: str() }).optional().describe("the owner's reply"),
 })
 
-const ITEMS: Record<VerticalName, z.ZodType> = {
+const ITEMS: Record<VerticalName, z.ZodObject> = {
   news: News,
   images: Image,
   videos: Video,
   maps: Place,
-  places: Place,
+  // SPEC: the maps shape, without the fields a local result lacks.
+  places: Place.pick({
+    position: true,
+    title: true,
+    address: true,
+    latitude: true,
+    longitude: true,
+    rating: true,
+    rating_count: true,
+    type: true,
+    phone_number: true,
+    website: true,
+    place_id: true,
+    cid: true,
+  }),
   shopping: Shopping,
   scholar: Scholar,
   patents: Patent,
   autocomplete: Suggestion,
   lens: Lens,
   reviews: Review,
+}
+
+/** The item fields SPEC lists for a vertical (besides position), in its order. */
+export function itemFields(name: VerticalName): string[] {
+  return Object.keys(ITEMS[name].shape).filter((f) => f !== 'position')
 }
 
 export function verticalResponse(name: VerticalName) {

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { z } from 'zod'
 import { errorResponses } from '../../../http/error-schema.ts'
 import { parseInput } from '../../../http/parse-input.ts'
 import { sendLookup } from '../lookup.reply.ts'
@@ -15,7 +14,7 @@ export function verticalRoutes(app: FastifyInstance, deps: VerticalDeps & { usdP
 }
 
 function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: number }, spec: VerticalSpec) {
-  const schema = spec.schema as unknown as z.ZodObject
+  const schema = spec.schema
   const path = `/v1/${spec.name}`
   const explainUnknown = explainParamElsewhere(path)
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -35,6 +35,7 @@ export function runVertical(
       priceMc: spec.priceMc(req),
       deliveredMc: (body) => spec.deliveredMc(req, body.results.length),
       maxAge: opts.maxAge,
+      cacheable: 'max_age' in spec.schema.shape,
       live: () => liveVertical(deps, req, requestId, started),
     },
     requestId,

@@ -14,7 +14,8 @@ export interface VerticalSpec {
   name: VerticalName
   summary: string
   description: string
-  schema: z.ZodType<Record<string, unknown>> & { shape?: unknown }
+  /** Strict: exactly SPEC's parameters for this vertical. */
+  schema: z.ZodObject
   /** Fills defaults in SPEC's order, so equal requests share one cache entry and `request` echoes them. */
   normalise(params: Record<string, unknown>, auth: AuthContext): VerticalRequest
   /** Reserved before the lookup. */
@@ -25,14 +26,39 @@ export interface VerticalSpec {
 
 type Params = Record<string, unknown>
 
-/** Copies the optional parameters that were sent, in a fixed order. */
-function pick(req: VerticalRequest, params: Params, names: (keyof VerticalRequest)[]) {
-  for (const name of names) if (params[name] !== undefined) (req as unknown as Params)[name] = params[name]
-  return req
+/** A parameter echoed in `request`: its name, or its name and the default filled in when absent. */
+type Echoed = keyof VerticalRequest | [keyof VerticalRequest, unknown]
+
+/**
+ * The normalised request: `fields` in SPEC's order, defaults filled in, optional ones left out when
+ * not sent. Equal requests therefore share one cache entry, and `request` echoes them.
+ */
+function echo(endpoint: VerticalName, params: Params, fields: Echoed[]): VerticalRequest {
+  const req: Params = { endpoint }
+  for (const field of fields) {
+    const [name, fallback] = Array.isArray(field) ? field : [field, undefined]
+    const value = params[name] ?? fallback
+    if (value !== undefined) req[name] = value
+  }
+  return req as unknown as VerticalRequest
 }
 
-const countryOf = (params: Params) =>
-  (params.country as string | undefined) ?? (params.location ? countryFromLocation(params.location as string) : undefined) ?? 'us'
+const LOCALE: Echoed[] = [
+  ['country', 'us'],
+  ['language', 'en'],
+]
+const DEPTH: Echoed[] = [
+  ['num', 10],
+  ['page', 1],
+]
+const FILTERS: Echoed[] = ['time', 'tbs', 'include_domains', 'exclude_domains']
+
+/** `engine` resolved (auto for fallback keys), and `country` taken from a trailing location name when not sent. */
+const withEngineAndCountry = (params: Params, auth?: AuthContext): Params => ({
+  ...params,
+  ...(auth && { engine: resolveEngineName(params.engine as string | string[] | undefined, auth) }),
+  country: params.country ?? (params.location ? countryFromLocation(params.location as string) : undefined),
+})
 
 /** 1 credit per page of 10 asked for, num=100 the 7-credit bundle; the depth delivered is what is billed. */
 const byDepth = {
@@ -46,37 +72,13 @@ const flat = (credits: number) => ({
   deliveredMc: (_req: VerticalRequest, count: number) => (count > 0 ? toMc(credits) : 0),
 })
 
-const webLike = (name: 'news' | 'images' | 'videos', params: Params, auth: AuthContext, extra: (keyof VerticalRequest)[]): VerticalRequest => {
-  const req: VerticalRequest = {
-    endpoint: name,
-    engine: resolveEngineName(params.engine as string | string[] | undefined, auth),
-    q: params.q as string,
-    country: countryOf(params),
-    language: (params.language as string | undefined) ?? 'en',
-    num: (params.num as number | undefined) ?? 10,
-    page: (params.page as number | undefined) ?? 1,
-  }
-  return pick(req, params, [...extra, 'time', 'tbs', 'include_domains', 'exclude_domains'])
-}
-
-const placeSearch = (name: 'maps' | 'places' | 'shopping', params: Params, extra: (keyof VerticalRequest)[] = []): VerticalRequest => {
-  const req: VerticalRequest = {
-    endpoint: name,
-    q: params.q as string,
-    country: countryOf(params),
-    language: (params.language as string | undefined) ?? 'en',
-    page: (params.page as number | undefined) ?? 1,
-  }
-  return pick(req, params, ['location', 'uule', ...extra])
-}
-
 export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
   news: {
     name: 'news',
     summary: 'News',
     description: 'News articles for a query, newest coverage first as the engine orders it.',
     schema: schemas.NewsParams,
-    normalise: (params, auth) => webLike('news', params, auth, ['location', 'uule']),
+    normalise: (params, auth) => echo('news', withEngineAndCountry(params, auth), ['engine', 'q', ...LOCALE, ...DEPTH, 'location', 'uule', ...FILTERS]),
     ...byDepth,
   },
   images: {
@@ -84,7 +86,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Images',
     description: 'Image results: the image, its size when known, and the page it is on.',
     schema: schemas.ImagesParams,
-    normalise: (params, auth) => ({ ...webLike('images', params, auth, []), safe: (params.safe as 'off' | 'active' | undefined) ?? 'off' }),
+    normalise: (params, auth) => echo('images', withEngineAndCountry(params, auth), ['engine', 'q', ...LOCALE, ...DEPTH, ...FILTERS, ['safe', 'off']]),
     ...byDepth,
   },
   videos: {
@@ -92,7 +94,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Videos',
     description: 'Video results with duration, channel and source.',
     schema: schemas.VideosParams,
-    normalise: (params, auth) => webLike('videos', params, auth, []),
+    normalise: (params, auth) => echo('videos', withEngineAndCountry(params, auth), ['engine', 'q', ...LOCALE, ...DEPTH, ...FILTERS]),
     ...byDepth,
   },
   maps: {
@@ -100,7 +102,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Maps',
     description: 'Places on the map for a query, with coordinates, hours and the ids /v1/reviews takes.',
     schema: schemas.MapsParams,
-    normalise: (params) => placeSearch('maps', params, ['ll']),
+    normalise: (params) => echo('maps', withEngineAndCountry(params), ['q', ...LOCALE, ['page', 1], 'location', 'uule', 'll']),
     ...flat(PRICES.page),
   },
   places: {
@@ -108,7 +110,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Places',
     description: 'Local results (the local pack) for a query, with the ids /v1/reviews takes.',
     schema: schemas.PlacesParams,
-    normalise: (params) => placeSearch('places', params),
+    normalise: (params) => echo('places', withEngineAndCountry(params), ['q', ...LOCALE, ['page', 1], 'location', 'uule']),
     ...flat(PRICES.page),
   },
   shopping: {
@@ -116,7 +118,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Shopping',
     description: 'Products with prices as displayed and as numbers; prices depend on country and location.',
     schema: schemas.ShoppingParams,
-    normalise: (params) => placeSearch('shopping', params),
+    normalise: (params) => echo('shopping', withEngineAndCountry(params), ['q', ...LOCALE, ['page', 1], 'location', 'uule']),
     ...flat(PRICES.page),
   },
   scholar: {
@@ -124,14 +126,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Scholar',
     description: 'Scholarly works with publication line, year, citation count and PDF link.',
     schema: schemas.ScholarParams,
-    normalise: (params) =>
-      ({
-        endpoint: 'scholar',
-        q: params.q as string,
-        language: (params.language as string | undefined) ?? 'en',
-        num: (params.num as number | undefined) ?? 10,
-        page: (params.page as number | undefined) ?? 1,
-      }) satisfies VerticalRequest,
+    normalise: (params) => echo('scholar', params, ['q', ['language', 'en'], ...DEPTH]),
     ...byDepth,
   },
   patents: {
@@ -139,13 +134,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Patents',
     description: 'Patents and applications with their dates, inventors, assignees and PDF.',
     schema: schemas.PatentsParams,
-    normalise: (params) =>
-      ({
-        endpoint: 'patents',
-        q: params.q as string,
-        num: (params.num as number | undefined) ?? 10,
-        page: (params.page as number | undefined) ?? 1,
-      }) satisfies VerticalRequest,
+    normalise: (params) => echo('patents', params, ['q', ...DEPTH]),
     ...byDepth,
   },
   autocomplete: {
@@ -153,12 +142,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Autocomplete',
     description: 'Query suggestions as the user types. 0.5 credit.',
     schema: schemas.AutocompleteParams,
-    normalise: (params) => ({
-      endpoint: 'autocomplete',
-      q: params.q as string,
-      country: (params.country as string | undefined) ?? 'us',
-      language: (params.language as string | undefined) ?? 'en',
-    }),
+    normalise: (params) => echo('autocomplete', params, ['q', ...LOCALE]),
     ...flat(PRICES.autocomplete),
   },
   lens: {
@@ -166,12 +150,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Lens',
     description: 'Visual matches for a public image URL. JSON only; 2 credits.',
     schema: schemas.LensParams,
-    normalise: (params) => ({
-      endpoint: 'lens',
-      url: params.url as string,
-      country: (params.country as string | undefined) ?? 'us',
-      language: (params.language as string | undefined) ?? 'en',
-    }),
+    normalise: (params) => echo('lens', params, ['url', ...LOCALE]),
     ...flat(PRICES.lens),
   },
   reviews: {
@@ -179,16 +158,7 @@ export const VERTICAL_SPECS: Record<VerticalName, VerticalSpec> = {
     summary: 'Reviews',
     description: 'Reviews of one place (place_id, cid or fid from /v1/maps or /v1/places), paged with next_page_token up to the first 100.',
     schema: schemas.ReviewsParams,
-    normalise: (params) => {
-      const req: VerticalRequest = { endpoint: 'reviews' }
-      pick(req, params, ['place_id', 'cid', 'fid'])
-      req.sort = (params.sort as VerticalRequest['sort']) ?? 'most_relevant'
-      req.num = (params.num as number | undefined) ?? 10
-      pick(req, params, ['page_token'])
-      req.country = (params.country as string | undefined) ?? 'us'
-      req.language = (params.language as string | undefined) ?? 'en'
-      return req
-    },
+    normalise: (params) => echo('reviews', params, ['place_id', 'cid', 'fid', ['sort', 'most_relevant'], ['num', 10], 'page_token', ...LOCALE]),
     priceMc: (req) => toMc(PRICES.reviewsPer10 * Math.ceil((req.num ?? 10) / 10)),
     deliveredMc: (_req, count) => toMc(PRICES.reviewsPer10 * Math.ceil(count / 10)),
   },
