@@ -6,7 +6,8 @@ import { encodeUule } from './google-uule.encode.ts'
 export { enforceDomainFilters } from './google-domain.filter.ts'
 export { encodeUule } from './google-uule.encode.ts'
 
-export interface GoogleSearchRequest {
+/** One upstream request of a Google engine: the real engine URL and the headers to send. */
+export interface GoogleRequest {
   url: string
   headers: Record<string, string>
 }
@@ -35,7 +36,7 @@ const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
  * `ll` is not sent: Google web search has no viewport parameter (the `@lat,lng,zoom` form belongs
  * to Maps); the location for web results is carried by `uule`.
  */
-export function buildGoogleSearchRequest(req: SearchRequest): GoogleSearchRequest {
+export function buildGoogleSearchRequest(req: SearchRequest): GoogleRequest {
   const params: [string, string][] = []
   const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
   params.push(['q', sites ? `${req.q} ${sites}` : req.q])

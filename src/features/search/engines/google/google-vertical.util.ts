@@ -21,11 +21,6 @@ export function basicLayoutHeaders(language: string): Record<string, string> {
   }
 }
 
-export interface GoogleVerticalRequest {
-  url: string
-  headers: Record<string, string>
-}
-
 export const TIME_TBS: Record<NonNullable<VerticalRequest['time']>, string> = {
   hour: 'qdr:h',
   day: 'qdr:d',

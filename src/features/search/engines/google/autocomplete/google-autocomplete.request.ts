@@ -1,13 +1,9 @@
 /** Builds the Google suggest request for a normalised /v1/autocomplete request. */
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { googleHeaders } from '../google-search.url.ts'
 
 const ENDPOINT = 'https://www.google.com/complete/search'
-
-export interface GoogleAutocompleteRequest {
-  url: string
-  headers: Record<string, string>
-}
 
 /**
  * `client=firefox` answers plain JSON, `["q",["s1","s2",…],[],{…}]`: no JavaScript wrapper, no
@@ -16,7 +12,7 @@ export interface GoogleAutocompleteRequest {
  * search boxes for many years, which keeps it stable. `ie`/`oe` ask for UTF-8 both ways: without
  * them the answer comes in the interface language's legacy charset.
  */
-export function buildGoogleAutocompleteRequest(req: VerticalRequest): GoogleAutocompleteRequest {
+export function buildGoogleAutocompleteRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const params: [string, string][] = [
     ['client', 'firefox'],

@@ -5,8 +5,9 @@
  */
 import type { VerticalRequest } from '../../../search.types.ts'
 import { compileSiteOperators } from '../google-domain.filter.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { lrCode } from '../google-search.url.ts'
-import { basicLayoutHeaders, type GoogleVerticalRequest, pageOffset, tbsOf } from '../google-vertical.util.ts'
+import { basicLayoutHeaders, pageOffset, tbsOf } from '../google-vertical.util.ts'
 
 const ENDPOINT = 'https://www.google.com/search'
 
@@ -15,7 +16,7 @@ const ENDPOINT = 'https://www.google.com/search'
  * the requested page's offset, and the engine passes later offsets when one grid page (20 images)
  * holds fewer than `num`. The basic grid has a fixed size, so `num` is not sent.
  */
-export function buildGoogleImagesRequest(req: VerticalRequest, start = pageOffset(req)): GoogleVerticalRequest {
+export function buildGoogleImagesRequest(req: VerticalRequest, start = pageOffset(req)): GoogleRequest {
   const language = req.language ?? 'en'
   const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
   const q = req.q ?? ''

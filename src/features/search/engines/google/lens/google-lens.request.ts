@@ -5,6 +5,7 @@
  * `lens.google.com/search` page). The upstream client follows that same-site redirect.
  */
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { googleHeaders } from '../google-search.url.ts'
 
 const ENDPOINT = 'https://lens.google.com/uploadbyurl'
@@ -12,13 +13,8 @@ const ENDPOINT = 'https://lens.google.com/uploadbyurl'
 /** Chrome refuses image URLs longer than this once encoded; Lens answers them with an error. */
 export const LENS_MAX_URL_LENGTH = 2000
 
-export interface GoogleLensRequest {
-  url: string
-  headers: Record<string, string>
-}
-
 /** The Lens URL and headers for `req` (`req.url` is the image URL). */
-export function buildGoogleLensRequest(req: VerticalRequest): GoogleLensRequest {
+export function buildGoogleLensRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const country = (req.country ?? 'us').toLowerCase()
   const params: [string, string][] = [

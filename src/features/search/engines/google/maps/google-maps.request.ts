@@ -6,12 +6,8 @@
  */
 import { ApiError } from '../../../../../errors.ts'
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { encodeUule, googleHeaders } from '../google-search.url.ts'
-
-export interface GoogleMapsRequest {
-  url: string
-  headers: Record<string, string>
-}
 
 const ENDPOINT = 'https://www.google.com/search'
 
@@ -78,7 +74,7 @@ export function buildMapsPb(viewport: MapsViewport | undefined, offset: number):
  * the area itself (from `uule` when location/uule is given, else from the connection). `page`
  * becomes the offset `(page-1)*20`.
  */
-export function buildGoogleMapsRequest(req: VerticalRequest): GoogleMapsRequest {
+export function buildGoogleMapsRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const page = req.page ?? 1
   const viewport = req.ll ? parseLl(req.ll) : undefined

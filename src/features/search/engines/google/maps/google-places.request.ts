@@ -5,9 +5,10 @@
  * location/uule steer the area.
  */
 import type { VerticalRequest } from '../../../search.types.ts'
-import { buildGoogleMapsRequest, type GoogleMapsRequest } from './google-maps.request.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
+import { buildGoogleMapsRequest } from './google-maps.request.ts'
 
-export function buildGooglePlacesRequest(req: VerticalRequest): GoogleMapsRequest {
+export function buildGooglePlacesRequest(req: VerticalRequest): GoogleRequest {
   const { ll: _viewport, ...rest } = req
   return buildGoogleMapsRequest(rest)
 }

@@ -5,8 +5,8 @@
  */
 import type { VerticalRequest } from '../../../search.types.ts'
 import { compileSiteOperators } from '../google-domain.filter.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { googleHeaders } from '../google-search.url.ts'
-import type { GoogleVerticalRequest } from '../google-vertical.util.ts'
 
 const ENDPOINT = 'https://news.google.com/rss/search'
 
@@ -24,7 +24,7 @@ const QDR_DAYS: Record<string, number> = { d: 1, w: 7, m: 30, y: 365 }
 const ES_419_COUNTRIES = new Set('ar bo cl co cr cu do ec gt hn mx ni pa pe pr py sv us uy ve'.split(' '))
 
 /** The feed URL and headers for `req`. `location` / `uule` have no feed equivalent and are not sent. */
-export function buildGoogleNewsRequest(req: VerticalRequest): GoogleVerticalRequest {
+export function buildGoogleNewsRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const country = (req.country ?? 'us').toUpperCase()
   const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])

@@ -1,13 +1,9 @@
 /** Builds the Google Patents search request for a normalised /v1/patents request. */
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { googleHeaders } from '../google-search.url.ts'
 
 const ENDPOINT = 'https://patents.google.com/xhr/query'
-
-export interface GooglePatentsRequest {
-  url: string
-  headers: Record<string, string>
-}
 
 /**
  * The JSON endpoint the patents.google.com page itself calls. It takes the page's own query
@@ -15,7 +11,7 @@ export interface GooglePatentsRequest {
  * back as JSON instead of a JavaScript-rendered page. Patents pages are 0-based (`page=1` is the
  * second page); the first page is sent without `page`.
  */
-export function buildGooglePatentsRequest(req: VerticalRequest): GooglePatentsRequest {
+export function buildGooglePatentsRequest(req: VerticalRequest): GoogleRequest {
   const num = req.num ?? 10
   const page = req.page ?? 1
   const inner: [string, string][] = [

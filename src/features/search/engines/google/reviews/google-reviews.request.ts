@@ -6,12 +6,8 @@
  * (`!13m1!1e<code>`: 1 most relevant, 2 newest, 3 highest rating, 4 lowest rating).
  */
 import type { ReviewSort, VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { mapsHeaders } from '../maps/google-maps.request.ts'
-
-export interface GoogleReviewsRequest {
-  url: string
-  headers: Record<string, string>
-}
 
 export interface ReviewsPageParams {
   fid: string
@@ -33,7 +29,7 @@ export const SORT_CODES: Record<ReviewSort, number> = { most_relevant: 1, newest
 // What the web app asks each entry to carry (owner replies, translations, reviewer details).
 const ENTRY_OPTIONS = '!8m9!2b1!3b1!5b1!7b1!12m4!1b1!2b1!4m1!1e1!11m4!1e3!2e1!6m1!1i2'
 
-export function buildGoogleReviewsRequest(req: Pick<VerticalRequest, 'sort' | 'language' | 'country'>, page: ReviewsPageParams): GoogleReviewsRequest {
+export function buildGoogleReviewsRequest(req: Pick<VerticalRequest, 'sort' | 'language' | 'country'>, page: ReviewsPageParams): GoogleRequest {
   const size = Math.min(REVIEWS_UPSTREAM_PAGE, Math.max(1, Math.trunc(page.pageSize)))
   const pb =
     `!1m6!1s${pbText(page.fid)}!6m4!4m1!1e1!4m1!1e3` +

@@ -1,5 +1,6 @@
 /** Builds the Google Scholar requests for a normalised /v1/scholar request. */
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { googleHeaders } from '../google-search.url.ts'
 
 const ENDPOINT = 'https://scholar.google.com/scholar'
@@ -14,11 +15,6 @@ const ARTICLES = '0,5'
 export interface ScholarSlice {
   start: number
   num: number
-}
-
-export interface GoogleScholarRequest {
-  url: string
-  headers: Record<string, string>
 }
 
 /**
@@ -39,7 +35,7 @@ export function scholarSlices(req: VerticalRequest): ScholarSlice[] {
  * `lr` is not sent: on Scholar it drops every paper not written in that language, which for most
  * languages hides the bulk of the literature; `hl` sets the interface language only.
  */
-export function buildGoogleScholarRequest(req: VerticalRequest, slice: ScholarSlice = scholarSlices(req)[0]!): GoogleScholarRequest {
+export function buildGoogleScholarRequest(req: VerticalRequest, slice: ScholarSlice = scholarSlices(req)[0]!): GoogleRequest {
   const language = req.language ?? 'en'
   const params: [string, string][] = [
     ['q', req.q ?? ''],

@@ -8,6 +8,7 @@
  * grid in the browser.
  */
 import type { VerticalRequest } from '../../../search.types.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { encodeUule, googleHeaders } from '../google-search.url.ts'
 
 const ENDPOINT = 'https://www.google.com/search'
@@ -15,13 +16,8 @@ const ENDPOINT = 'https://www.google.com/search'
 /** Products per Shopping page: `start` moves in steps of 60 (the classic grid's page). */
 export const SHOPPING_PAGE_SIZE = 60
 
-export interface GoogleShoppingRequest {
-  url: string
-  headers: Record<string, string>
-}
-
 /** The Google URL and headers for `req`. Shopping takes no `num`: the page size is Google's. */
-export function buildGoogleShoppingRequest(req: VerticalRequest): GoogleShoppingRequest {
+export function buildGoogleShoppingRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const page = req.page ?? 1
   const params: [string, string][] = [

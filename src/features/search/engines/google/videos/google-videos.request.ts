@@ -4,13 +4,14 @@
  */
 import type { VerticalRequest } from '../../../search.types.ts'
 import { compileSiteOperators } from '../google-domain.filter.ts'
+import type { GoogleRequest } from '../google-search.url.ts'
 import { lrCode } from '../google-search.url.ts'
-import { basicLayoutHeaders, type GoogleVerticalRequest, pageOffset, tbsOf } from '../google-vertical.util.ts'
+import { basicLayoutHeaders, pageOffset, tbsOf } from '../google-vertical.util.ts'
 
 const ENDPOINT = 'https://www.google.com/search'
 
 /** The Google URL and headers for `req`. Safe search is sent only when the request carries it. */
-export function buildGoogleVideosRequest(req: VerticalRequest): GoogleVerticalRequest {
+export function buildGoogleVideosRequest(req: VerticalRequest): GoogleRequest {
   const language = req.language ?? 'en'
   const num = req.num ?? 10
   const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
