@@ -16,7 +16,7 @@ import { itemFields } from '../src/features/search/verticals/vertical.response.t
 
 export interface ParseCase {
   vertical: string
-  /** Under ../shared/fixtures/ (real captures), or test/fixtures/ when `local` (constructed ones); a trailing / means every file in it. */
+  /** Under fixtures/ (real captures), or test/fixtures/ when `local` (constructed ones); a trailing / means every file in it. */
   file: string
   local?: boolean
   fields: string[]

@@ -6,13 +6,13 @@
  *   npm run bench:parse
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { listFixtures, readFixture } from '../test/support/fixtures.ts'
 import { PARSE_CASES, type ParseCase } from './parse-report.cases.ts'
 
-const SHARED = new URL('../../shared/fixtures/', import.meta.url)
 const LOCAL = new URL('../test/fixtures/', import.meta.url)
 
 function read(c: ParseCase): string {
-  return readFileSync(new URL(c.file, c.local ? LOCAL : SHARED), 'utf8')
+  return c.local ? readFileSync(new URL(c.file, LOCAL), 'utf8') : readFixture(c.file).toString('utf8')
 }
 
 /** A value counts as filled when it carries something: not null, not '', not [] and not {}. */
@@ -27,8 +27,8 @@ const pct = (n: number, of: number) => (of === 0 ? '-' : `${Math.round((100 * n)
 
 function expand(c: ParseCase): ParseCase[] {
   if (!c.file.endsWith('/')) return [c]
-  const dir = new URL(c.file, c.local ? LOCAL : SHARED)
-  return readdirSync(dir)
+  const names = c.local ? readdirSync(new URL(c.file, LOCAL)) : listFixtures(c.file)
+  return names
     .filter((f) => /\.(html?|json|xml|txt)$/.test(f))
     .sort()
     .map((f) => ({ ...c, file: `${c.file}${f}` }))

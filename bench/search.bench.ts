@@ -5,11 +5,11 @@
  */
 
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import Fastify from 'fastify'
 import { parseGoogleSearch } from '../src/features/search/engines/google/google-search.parse.ts'
-import { fakeUpstream, fixture, htmlPage, SHARED } from '../test/support/fake-upstream.ts'
+import { fakeUpstream, fixture, htmlPage } from '../test/support/fake-upstream.ts'
+import { listFixtures } from '../test/support/fixtures.ts'
 import { startTrawl } from '../test/support/start-trawl.ts'
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8)
@@ -57,9 +57,8 @@ function benchParse() {
   const dirs = ['web-desktop', 'web-mobile', 'web-nojs', 'web-basic']
   const pages: { name: string; html: string }[] = []
   for (const dir of dirs) {
-    const folder = new URL(`fixtures/serp/google/${dir}/`, SHARED)
-    for (const file of readdirSync(folder))
-      if (file.endsWith('.html')) pages.push({ name: `${dir}/${file}`, html: readFileSync(new URL(file, folder), 'utf8') })
+    for (const file of listFixtures(`serp/google/${dir}`))
+      if (file.endsWith('.html')) pages.push({ name: `${dir}/${file}`, html: fixture(`serp/google/${dir}/${file}`).toString('utf8') })
   }
   const perPage: number[] = []
   for (const page of pages) {

@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { decodeText } from '../../src/net/body-decode.ts'
+import { FIXTURES, readFixture } from '../../test/support/fixtures.ts'
 
-/** Loaders for the shared evaluation corpora (see each corpus README for the ground-truth format). */
-
-export const CORPORA = new URL('../../../shared/corpora/', import.meta.url)
+/** Loaders for the evaluation corpora in fixtures/corpora (see each SOURCES.md for the ground-truth format). */
 
 export interface ShinglePage {
   id: string
@@ -23,7 +22,7 @@ export interface SegmentPage {
   without: string[]
 }
 
-const read = (rel: string) => readFileSync(new URL(rel, CORPORA))
+const read = (rel: string) => readFixture(`corpora/${rel}`)
 
 export function loadArticleBenchmark(): ShinglePage[] {
   const truth = JSON.parse(read('article-extraction-benchmark/ground-truth-dev.json').toString()) as Record<string, { articleBody: string; url: string }>
@@ -50,12 +49,12 @@ export function loadTrafilaturaEval(): SegmentPage[] {
 
 /** Readability's own golden outputs: gold text is the text of expected.html. */
 export function loadReadabilityPages(toText: (html: string) => string): ShinglePage[] {
-  const dir = new URL('readability-test-pages/test-pages/', CORPORA)
-  return readdirSync(dir)
+  const dir = 'corpora/readability-test-pages/test-pages/'
+  return readdirSync(new URL(dir, FIXTURES))
     .sort()
     .map((name) => {
-      const raw = readFileSync(new URL(`${name}/source.html`, dir))
-      const expected = readFileSync(new URL(`${name}/expected.html`, dir)).toString('utf8')
+      const raw = readFixture(`${dir}${name}/source.html`)
+      const expected = readFixture(`${dir}${name}/expected.html`).toString('utf8')
       return { id: name, url: 'http://fakehost/test/page.html', html: raw.toString('utf8'), bytes: raw.length, gold: toText(expected) }
     })
 }

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
+import { readFixture } from './fixtures.ts'
 
 /**
  * A small site on 127.0.0.1 for map and crawl tests: robots.txt with a disallowed section and a
@@ -19,7 +19,7 @@ export interface CrawlSite {
   close(): Promise<void>
 }
 
-const PDF = readFileSync(new URL('../../../shared/corpora/pdfs-pypdf/resources/crazyones.pdf', import.meta.url))
+const PDF = readFixture('corpora/pdfs-pypdf/resources/crazyones.pdf')
 
 const paragraph = (topic: string, n: number) =>
   `<p>${topic} paragraph ${n}. This is a real article about ${topic} with enough words in it for a reader to keep it as content: it explains, argues, gives examples and draws a conclusion that a person would want to read from start to end, sentence after sentence.</p>`

@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** ../shared beside the repo (CI clones with shared/ next to it). */
-export const SHARED = new URL('../../../shared/', import.meta.url)
+import { readFixture } from './fixtures.ts'
 
-export function fixture(path: string): Buffer {
-  return readFileSync(new URL(`fixtures/${path}`, SHARED))
-}
+/** A saved page under fixtures/ (e.g. `serp/google/web-desktop/x.html`). */
+export const fixture = readFixture
 
 export interface SeenRequest {
   host: string | undefined

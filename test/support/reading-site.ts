@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { type AddressInfo, connect as netConnect, type Socket } from 'node:net'
 
-/** The evaluation corpora beside the repo (../shared/corpora), read as real pages to serve. */
-export const CORPORA = new URL('../../../shared/corpora/', import.meta.url)
-export const corpus = (rel: string) => readFileSync(new URL(rel, CORPORA))
+import { readFixture } from './fixtures.ts'
+
+/** The evaluation corpora (fixtures/corpora), read as real pages to serve. */
+export const corpus = (rel: string) => readFixture(`corpora/${rel}`)
 export const testPage = (name: string) => corpus(`readability-test-pages/test-pages/${name}/source.html`)
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
+import { readFixture } from '../../../test/support/fixtures.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { readDocument } from './reader.service.ts'
 import type { ReadOptions } from './reading.types.ts'
 
-const CORPORA = new URL('../../../../shared/corpora/', import.meta.url)
-const corpus = (rel: string) => readFileSync(new URL(rel, CORPORA))
+const corpus = (rel: string) => readFixture(`corpora/${rel}`)
 
 const RTP_URL = 'http://fakehost/test/page.html'
 const rtp = (name: string) => corpus(`readability-test-pages/test-pages/${name}/source.html`).toString('utf8')

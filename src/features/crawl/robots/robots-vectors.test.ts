@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
+import { readFixture } from '../../../../test/support/fixtures.ts'
 import { isValidProductToken, parseRobots } from './robots.parse.ts'
 import { decodeRobotsBody, tokenizeRobots } from './robots-lines.parse.ts'
 import { canonicalPercentEncoding } from './robots-path.encode.ts'
 
 /**
- * The shared conformance vectors (shared/corpora/robots, DEV split). RFC 9309 vectors must pass;
+ * The conformance vectors in fixtures/corpora/robots (DEV split). RFC 9309 vectors must pass;
  * Google-only and other libraries' vectors are run too, and every difference is listed below with
  * its reason, so a change in behaviour shows up as a failing test.
  */
@@ -26,7 +26,7 @@ interface Vector {
   pattern?: string
 }
 
-const vectors: Vector[] = JSON.parse(readFileSync(new URL('../../../../../shared/corpora/robots/robots-dev.json', import.meta.url), 'utf8'))
+const vectors: Vector[] = JSON.parse(readFixture('corpora/robots/robots-dev.json').toString('utf8'))
 const GOOGLE = 'google-robotstxt (RFC 9309 reference)'
 const isRfc = (v: Vector) => v.semantics === GOOGLE && v.google_specific === false
 

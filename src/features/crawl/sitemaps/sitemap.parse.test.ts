@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, test } from 'vitest'
+import { readFixture } from '../../../../test/support/fixtures.ts'
 import { parseSitemap } from './sitemap.parse.ts'
 import { MAX_SITEMAP_BYTES } from './sitemap-body.decode.ts'
 
-const CORPUS = new URL('../../../../../shared/corpora/sitemaps-misc/', import.meta.url)
-const misc = (rel: string) => readFileSync(new URL(rel, CORPUS))
+const misc = (rel: string) => readFixture(`corpora/sitemaps-misc/${rel}`)
 const xml = (s: string) => Buffer.from(s, 'utf8')
 const urlset = (inner: string) => xml(`<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${inner}</urlset>`)
 

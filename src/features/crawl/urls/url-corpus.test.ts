@@ -1,16 +1,15 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
+import { readFixture } from '../../../../test/support/fixtures.ts'
 import { canonicalUrl, siteKey } from './url.canonical.ts'
 
 /**
- * Vectors from ../shared/corpora/url-normalization (read in place, never copied). Each library
+ * Vectors from fixtures/corpora/url-normalization (see its SOURCES.md). Each library
  * canonicalises for its own purpose, so a vector is checked as an equivalence: where the library
  * says input and expected are the same resource, our `siteKey` must agree, given both are URLs we
  * accept. Vectors for options we do not have are not applicable; every remaining disagreement is
  * listed below with its reason, so a change in behaviour fails here.
  */
-const CORPUS = new URL('../../../../../shared/corpora/url-normalization/', import.meta.url)
-const load = <T>(name: string): T[] => JSON.parse(readFileSync(new URL(name, CORPUS), 'utf8'))
+const load = <T>(name: string): T[] => JSON.parse(readFixture(`corpora/url-normalization/${name}`).toString('utf8'))
 
 interface Tally {
   applicable: number

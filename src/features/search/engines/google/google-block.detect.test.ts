@@ -1,15 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { listFixtures, readFixture } from '../../../../../test/support/fixtures.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 
-// The repository sits beside shared/ (locally and in CI), so fixtures resolve relative to this file.
-const FIXTURES = new URL('../../../../../../shared/fixtures/serp/google/', import.meta.url)
-const read = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8')
+const read = (path: string) => readFixture(`serp/google/${path}`).toString('utf8')
 const SEARCH_URL = 'https://www.google.com/search?q=coffee&hl=en'
 
 const webFixtures = ['web-desktop/', 'web-desktop/old-2020/', 'web-mobile/', 'web-nojs/', 'web-basic/'].flatMap((dir) =>
-  readdirSync(new URL(dir, FIXTURES))
+  listFixtures(`serp/google/${dir}`)
     .filter((f) => f.endsWith('.html') && f !== 'zlurad-recaptcha.html')
     .map((f) => `${dir}${f}`),
 )

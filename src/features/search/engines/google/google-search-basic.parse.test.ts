@@ -1,13 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import * as cheerio from 'cheerio'
 import { describe, expect, it } from 'vitest'
+import { listFixtures, readFixture } from '../../../../../test/support/fixtures.ts'
 import type { ParsedSearchPage } from '../../search.types.ts'
 import { isGoogleInternal } from './google-dom.util.ts'
 import { detectLayout, parseGoogleSearch } from './google-search.parse.ts'
 
-// The repository sits beside shared/ (locally and in CI), so fixtures resolve relative to this file.
-const FIXTURES = new URL('../../../../../../shared/fixtures/serp/google/', import.meta.url)
-const read = (path: string) => readFileSync(new URL(path, FIXTURES), 'utf8')
+const read = (path: string) => readFixture(`serp/google/${path}`).toString('utf8')
 const page = (path: string, includeAds = false): ParsedSearchPage => parseGoogleSearch(read(path), { includeAds })
 
 describe('no-JS layout (gbv=1)', () => {
@@ -157,7 +155,7 @@ describe('basic layout from archive captures', () => {
 
 describe('every web fixture', () => {
   const all = ['web-desktop/', 'web-desktop/old-2020/', 'web-mobile/', 'web-nojs/', 'web-basic/'].flatMap((dir) =>
-    readdirSync(new URL(dir, FIXTURES))
+    listFixtures(`serp/google/${dir}`)
       .filter((f) => f.endsWith('.html') && f !== 'zlurad-recaptcha.html')
       .map((f) => `${dir}${f}`),
   )

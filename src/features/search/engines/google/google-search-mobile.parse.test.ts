@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { readFixture } from '../../../../../test/support/fixtures.ts'
 import type { ParsedSearchPage } from '../../search.types.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 
-// The repository sits beside shared/ (locally and in CI), so fixtures resolve relative to this file.
-const FIXTURES = new URL('../../../../../../shared/fixtures/serp/google/web-mobile/', import.meta.url)
-const page = (file: string, includeAds = false): ParsedSearchPage => parseGoogleSearch(readFileSync(new URL(file, FIXTURES), 'utf8'), { includeAds })
+const page = (file: string, includeAds = false): ParsedSearchPage =>
+  parseGoogleSearch(readFixture(`serp/google/web-mobile/${file}`).toString('utf8'), { includeAds })
 const links = (p: ParsedSearchPage) => p.results.map((r) => r.link)
 
 describe('mobile layout', () => {

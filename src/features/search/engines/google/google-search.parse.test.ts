@@ -1,16 +1,15 @@
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { readFixture } from '../../../../../test/support/fixtures.ts'
 import type { ParsedSearchPage } from '../../search.types.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 
-// The repository sits beside shared/ (locally and in CI), so fixtures resolve relative to this file.
-const FIXTURES = new URL('../../../../../../shared/fixtures/serp/google/', import.meta.url)
+const read = (path: string) => readFixture(`serp/google/${path}`).toString('utf8')
 const cache = new Map<string, ParsedSearchPage>()
 function page(path: string, includeAds = false): ParsedSearchPage {
   const key = `${path}|${includeAds}`
   let parsed = cache.get(key)
   if (!parsed) {
-    parsed = parseGoogleSearch(readFileSync(new URL(path, FIXTURES), 'utf8'), { includeAds })
+    parsed = parseGoogleSearch(read(path), { includeAds })
     cache.set(key, parsed)
   }
   return parsed
@@ -311,9 +310,9 @@ describe('desktop: archive and browser captures', () => {
 })
 
 it('knowledge-graph attributes are fact rows, not widgets that contain a colon', () => {
-  const coffee = parseGoogleSearch(readFileSync(new URL('web-desktop/zlurad-coffee.html', FIXTURES), 'utf8'))
+  const coffee = parseGoogleSearch(read('web-desktop/zlurad-coffee.html'))
   expect(coffee.knowledge_graph?.title).toBe('Coffee')
   expect(coffee.knowledge_graph?.attributes).toBeUndefined() // only a nutrition table with "Sources include: USDA…"
-  const matrix = parseGoogleSearch(readFileSync(new URL('web-desktop/zlurad-matrix.html', FIXTURES), 'utf8'))
+  const matrix = parseGoogleSearch(read('web-desktop/zlurad-matrix.html'))
   expect(matrix.knowledge_graph?.attributes?.Directors).toBe('Lilly Wachowski, Lana Wachowski')
 })

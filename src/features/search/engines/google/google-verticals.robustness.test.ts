@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
-import { SHARED } from '../../../../../test/support/fake-upstream.ts'
+import { listFixtures, readFixture } from '../../../../../test/support/fixtures.ts'
 import type { VerticalPage, VerticalRequest } from '../../search.types.ts'
 import { parseGoogleAutocomplete } from './autocomplete/google-autocomplete.parse.ts'
 import { parseGoogleImages } from './images/google-images.parse.ts'
@@ -34,17 +33,11 @@ const PARSERS: [string, (body: string) => VerticalPage<unknown>][] = [
   ['reviews', (b) => parseGoogleReviews(b)],
 ]
 
-function savedPages(dir: URL, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = new URL(name, dir)
-    const stat = statSync(path)
-    if (stat.isDirectory()) savedPages(new URL(`${name}/`, dir), out)
-    else if (/\.(html?|json|http|xml)$/.test(name) && stat.size < 400_000) out.push(path.pathname)
-  }
-  return out
-}
-
-const pages = savedPages(new URL('fixtures/serp/', SHARED))
+/** Every saved engine page (fixtures/serp), by path under fixtures/. */
+const pages = listFixtures('serp', true)
+  .filter((name) => /\.(html?|json|http|xml)$/.test(name))
+  .map((name) => ({ path: `serp/${name}`, body: readFixture(`serp/${name}`).toString('utf8') }))
+  .filter((page) => page.body.length < 400_000)
 
 describe('vertical parsers on foreign pages', () => {
   test('the corpus is there', () => {
@@ -52,8 +45,8 @@ describe('vertical parsers on foreign pages', () => {
   })
 
   test.each(PARSERS)('%s never throws and always answers a well-formed page', (_name, parse) => {
-    for (const path of pages) {
-      const page = parse(readFileSync(path, 'utf8'))
+    for (const { path, body } of pages) {
+      const page = parse(body)
       expect(['ok', 'partial', 'empty'], path).toContain(page.parse_quality)
       expect(Array.isArray(page.results), path).toBe(true)
       if (page.results.length === 0) expect(page.parse_quality, path).not.toBe('ok')
