@@ -34,35 +34,38 @@ function expand(c: ParseCase): ParseCase[] {
     .map((f) => ({ ...c, file: `${c.file}${f}` }))
 }
 
-let vertical = ''
-const totals = new Map<string, { items: number; real: number; fill: number[]; fields: string[]; maxMs: number }>()
+let section = ''
+const totals = new Map<string, { items: number; real: number; fill: number[]; fields: string[]; maxMs: number; totalMs: number; pages: number }>()
 for (const c of PARSE_CASES.flatMap(expand)) {
-  if (c.vertical !== vertical) {
-    vertical = c.vertical
-    console.log(`\n## ${vertical}\n`)
-    console.log(`| fixture | kind | quality | items | ${c.fields.join(' | ')} |`)
-    console.log(`|---|---|---|---|${c.fields.map(() => '---').join('|')}|`)
+  const name = `${c.provider ?? 'google'} ${c.vertical}`
+  if (name !== section) {
+    section = name
+    console.log(`\n## ${section}\n`)
+    console.log(`| fixture | kind | quality | items | ms | ${c.fields.join(' | ')} |`)
+    console.log(`|---|---|---|---|---|${c.fields.map(() => '---').join('|')}|`)
   }
   const started = performance.now()
   const page = c.parse(read(c))
   const ms = performance.now() - started
   const items = page.results as Record<string, unknown>[]
   const fill = c.fields.map((f) => items.filter((it) => filled(it[f])).length)
-  const total = totals.get(c.vertical) ?? { items: 0, real: 0, fill: c.fields.map(() => 0), fields: c.fields, maxMs: 0 }
+  const total = totals.get(name) ?? { items: 0, real: 0, fill: c.fields.map(() => 0), fields: c.fields, maxMs: 0, totalMs: 0, pages: 0 }
   total.items += items.length
-  if (!c.local) total.real += items.length
+  if (!c.local && !c.file.includes('.constructed.')) total.real += items.length
   total.maxMs = Math.max(total.maxMs, ms)
+  total.totalMs += ms
+  total.pages++
   fill.forEach((n, i) => {
     total.fill[i] = (total.fill[i] ?? 0) + n
   })
-  totals.set(c.vertical, total)
-  const kind = c.local ? 'constructed' : 'real'
-  console.log(`| ${c.file} | ${kind} | ${page.parse_quality} | ${items.length} | ${fill.map((n) => pct(n, items.length)).join(' | ')} |`)
+  totals.set(name, total)
+  const kind = c.local || c.file.includes('.constructed.') ? 'constructed' : 'real'
+  console.log(`| ${c.file} | ${kind} | ${page.parse_quality} | ${items.length} | ${ms.toFixed(1)} | ${fill.map((n) => pct(n, items.length)).join(' | ')} |`)
 }
 
-console.log('\n## Totals per vertical\n')
+console.log('\n## Totals per provider and vertical\n')
 for (const [name, t] of totals) {
   console.log(
-    `- ${name}: ${t.items} items (${t.real} from real captures), slowest parse ${t.maxMs.toFixed(0)} ms; ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`,
+    `- ${name}: ${t.pages} pages, ${t.items} items (${t.real} from real captures), parse mean ${(t.totalMs / t.pages).toFixed(1)} ms, slowest ${t.maxMs.toFixed(0)} ms; ${t.fields.map((f, i) => `${f} ${pct(t.fill[i] ?? 0, t.items)}`).join(', ')}`,
   )
 }

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import Fastify from 'fastify'
-import { parseGoogleSearch } from '../src/features/search/engines/google/google-search.parse.ts'
+import { parseGoogleSearch } from '../src/engines/google/google-search.parse.ts'
 import { fakeUpstream, fixture, htmlPage } from '../test/support/fake-upstream.ts'
 import { listFixtures } from '../test/support/fixtures.ts'
 import { startTrawl } from '../test/support/start-trawl.ts'

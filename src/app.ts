@@ -3,27 +3,36 @@ import cookie from '@fastify/cookie'
 import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { jsonSchemaTransform } from 'fastify-type-provider-zod'
-import { CACHE_TTL_MS } from './cache/response-cache.ts'
+import type { DestinationStream } from 'pino'
 import { ApiError } from './errors.ts'
 import { accountRoutes } from './features/accounts/account.routes.ts'
 import { adminRoutes } from './features/accounts/admin.routes.ts'
+import { batchRoutes } from './features/batches/batches.routes.ts'
+import { firecrawlRoutes } from './features/compat/firecrawl/firecrawl.routes.ts'
+import { searxngRoutes } from './features/compat/searxng/searxng.routes.ts'
+import { serperRoutes } from './features/compat/serper/serper.routes.ts'
+import { tavilyRoutes } from './features/compat/tavily/tavily.routes.ts'
 import { crawlRoutes } from './features/crawl/crawl.routes.ts'
 import { cseRoutes } from './features/customsearch/cse.routes.ts'
-import { dashboardApiRoutes } from './features/dashboard/dashboard-api.routes.ts'
-import { webhookSettingsRoutes } from './features/dashboard/webhook-settings.routes.ts'
+import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import { docsRoutes } from './features/docs/docs.routes.ts'
+import { openApiOptions } from './features/docs/openapi.document.ts'
+import { engineRoutes } from './features/engines/engines.routes.ts'
 import { healthRoutes } from './features/health/health.routes.ts'
 import { mapRoutes } from './features/map/map.routes.ts'
+import { mcpRoutes } from './features/mcp/mcp.routes.ts'
+import { monitorRoutes } from './features/monitors/monitors.routes.ts'
+import { playgroundRoutes } from './features/playground/playground.routes.ts'
 import { rankRoutes } from './features/rank/rank.routes.ts'
 import { readingRoutes } from './features/reading/reading.routes.ts'
 import { searchRoutes } from './features/search/search.routes.ts'
 import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
 import { keyFromRequest } from './http/auth.ts'
-import { registerErrorHandling } from './http/error-handler.ts'
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
 import { safeEqual } from './features/accounts/secrets.ts'
-import type { Services } from './services.ts'
+import { loggerOptions } from './http/logging.ts'
+import { appDeps, type Services } from './services.ts'
 
 /** Headers browsers may read on cross-origin responses (SPEC Conventions 9). */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']
@@ -34,13 +43,21 @@ const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`
 let requestCounter = 0
 const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`
 
+export interface BuildOptions {
+  /** Where log lines go (default stdout); tests read the log through it. */
+  logStream?: DestinationStream
+}
+
 /** Builds the HTTP app with every feature's routes; never listens (main.ts and tests do). */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: Services, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = services
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { ...loggerOptions(config.logLevel), ...(opts.logStream ? { stream: opts.logStream } : {}) },
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
+    // Errors Fastify and Node answer on their own (bad percent-encoding, oversized headers) get the envelope too.
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(newRequestId),
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's own 503 has its own body; requests that arrive while closing get ours (below).
     return503OnClosing: false,
@@ -53,18 +70,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.setValidatorCompiler(() => (data) => ({ value: data }))
   // Response schemas document; they never reshape or strip what a handler sends.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  // Bodies are JSON only (SPEC Conventions 1): text/plain is a 415 like any other type, not a string body.
+  app.removeContentTypeParser('text/plain')
   await app.register(cookie)
   await app.register(cors, { origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS, maxAge: 86_400 })
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Trawl API', version: '1.0.2', description: 'Web search and page reading for programs and AI agents.' },
-      servers: [{ url: config.baseUrl }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'trawl_live_… API key' } } },
-      security: [{ apiKey: [] }],
-    },
-    transform: jsonSchemaTransform,
-  })
+  // OpenAPI 3.1.0, interface version 1.0.2 (CONTRACT §3c), built from the routes' zod schemas.
+  await app.register(swagger, openApiOptions(config.baseUrl))
   registerErrorHandling(app)
 
   // While shutting down, in-flight requests finish, answers close their connection so keep-alive
@@ -84,7 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('preHandler', async (req) => {
     const mode = req.routeOptions.config?.auth
     if (mode === 'key' || mode === 'key-free') {
-      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: req.routeOptions.config.keyParam }))
+      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: req.routeOptions.config.keyParam, from: req.routeOptions.config.keyFrom }))
       if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
     } else if (mode === 'admin') {
       const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
@@ -94,19 +105,27 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     }
   })
 
-  const deps = { ...services, log: app.log, cacheTtlMs: CACHE_TTL_MS, usdPerCredit: config.usdPerCredit }
+  const deps = appDeps(services, app.log)
   healthRoutes(app, services)
   accountRoutes(app, services)
+  engineRoutes(app, services)
   adminRoutes(app, services)
   searchRoutes(app, deps)
+  playgroundRoutes(app, deps)
   verticalRoutes(app, deps)
   rankRoutes(app, deps)
   cseRoutes(app, { ...deps, baseUrl: config.baseUrl })
   readingRoutes(app, deps)
+  firecrawlRoutes(app, deps)
+  serperRoutes(app, deps)
+  tavilyRoutes(app, deps)
+  searxngRoutes(app, deps)
   mapRoutes(app, deps)
   crawlRoutes(app, deps)
-  dashboardApiRoutes(app, services)
-  webhookSettingsRoutes(app, services)
+  batchRoutes(app, deps)
+  monitorRoutes(app, deps)
+  mcpRoutes(app, deps)
+  dashboardRoutes(app, deps)
   docsRoutes(app)
   return app
 }

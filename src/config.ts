@@ -34,8 +34,12 @@ const Env = z.object({
   TRAWL_PROXY_POOLS: z.string().default(''),
   TRAWL_UPSTREAM_TIMEOUT_MS: positiveInt(15_000),
   TRAWL_BODY_LIMIT_BYTES: positiveInt(1_048_576),
+  TRAWL_ENGINE_COOLDOWN_MS: positiveInt(120_000),
+  TRAWL_JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  TRAWL_BRAVE_API_KEY: z.string().min(8, 'must be a Brave Search API key').optional(),
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRAWL_SEARXNG_KEYLESS: bool('false'),
 })
 
 export type Config = ReturnType<typeof loadConfig>
@@ -82,8 +86,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxyPools: Object.freeze(proxyPools),
     upstreamTimeoutMs: e.TRAWL_UPSTREAM_TIMEOUT_MS,
     bodyLimitBytes: e.TRAWL_BODY_LIMIT_BYTES,
+    engineCooldownMs: e.TRAWL_ENGINE_COOLDOWN_MS,
+    jobLeaseMs: e.TRAWL_JOB_LEASE_MS,
+    braveApiKey: e.TRAWL_BRAVE_API_KEY ?? null,
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
+    searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',
   })
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
+import { loggerOptions } from './http/logging.ts'
 import { startWorkers } from './jobs/workers.ts'
 import { openServices } from './services.ts'
 
@@ -39,7 +40,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
 export async function runWorker(config: Config) {
   const services = await openServices(config)
   const { default: pino } = await import('pino')
-  const log = pino({ level: config.logLevel })
+  const log = pino(loggerOptions(config.logLevel))
   const workers = startWorkers(services, log as never)
   log.info('Trawl worker running')
   const stop = async () => {

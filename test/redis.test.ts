@@ -1,15 +1,18 @@
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLimiter } from '../src/http/rate-limit.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { skipWithoutRedis } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
+import { waitFor } from './support/webhook-receiver.ts'
 
 /** The machine's Redis (CI starts it): cache and rate limits move there when TRAWL_REDIS_URL is set. */
 const REDIS_URL = 'redis://127.0.0.1:6379'
 
+const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 let upstream: FakeUpstream
 beforeAll(async () => {
-  upstream = await fakeUpstream(htmlPage(fixture('serp/google/web-desktop/zlurad-coffee.html')))
+  upstream = await fakeUpstream(htmlPage(COFFEE))
 })
 afterAll(() => upstream.close())
 
@@ -62,6 +65,36 @@ describe.skipIf(skipWithoutRedis)('with Redis', () => {
     expect(burst.filter((r) => r.status === 429).length).toBeGreaterThan(0)
     expect(burst.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(5)
   })
+
+  test('engine health is shared: a provider blocked in one process is skipped by auto in another', async () => {
+    await forgetBingHealth()
+    const key = (await a.account({ plan: 'pro' })).key
+    const engines = async (t: Trawl) => (await (await fetch(`${t.base}/v1/engines`, { headers: { authorization: `Bearer ${key}` } })).json()).engines
+    const bing = async (t: Trawl) => (await engines(t)).find((e: { name: string }) => e.name === 'bing')
+    expect((await bing(b)).state).toBe('healthy')
+    upstream.handle((req, res) => (req.headers['x-forwarded-host'] === 'www.bing.com' ? res.writeHead(429).end() : htmlPage(COFFEE)(req, res)))
+    try {
+      const blocked = await fetch(`${a.base}/v1/search?q=coffee&engine=bing`, { headers: { authorization: `Bearer ${key}` } })
+      expect(blocked.status).toBe(503)
+      // b reads the shared record on /v1/engines (and every 2 s in the background).
+      expect(await waitFor(async () => (await bing(b)).state === 'blocked')).toBe(true)
+      const seen = upstream.seen.length
+      const res = await fetch(`${b.base}/v1/search?q=coffee&engine=bing,google`, { headers: { authorization: `Bearer ${key}` } })
+      const body = await res.json()
+      expect(body.meta.engine).toBe('google')
+      expect(body.meta.route[0]).toMatchObject({ engine: 'bing', outcome: 'skipped' })
+      expect(upstream.seen.slice(seen).map((s) => s.host)).toEqual(['www.google.com'])
+    } finally {
+      upstream.handle(htmlPage(COFFEE))
+      await forgetBingHealth()
+    }
+  })
+
+  async function forgetBingHealth() {
+    const redis = new Redis(REDIS_URL)
+    await redis.pipeline().del('trawl:engine-health:bing:search').srem('trawl:engine-health:keys', 'bing:search').exec()
+    redis.disconnect()
+  }
 
   test('/healthz reports the cache', async () => {
     expect(await (await fetch(`${a.base}/healthz`)).json()).toMatchObject({ status: 'ok', checks: { database: 'ok', cache: 'ok' } })

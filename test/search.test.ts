@@ -39,6 +39,7 @@ describe('/v1/search on the google engine', () => {
       domain: 'en.wikipedia.org',
       displayed_link: 'https://en.wikipedia.org › wiki › Coffee',
       snippet: expect.stringMatching(/^Coffee is a beverage prepared from roasted coffee beans/),
+      date: null,
       sitelinks: [
         { title: 'History', link: 'https://en.wikipedia.org/wiki/History_of_coffee' },
         { title: 'Coffee bean', link: 'https://en.wikipedia.org/wiki/Coffee_bean' },

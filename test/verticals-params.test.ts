@@ -45,7 +45,7 @@ describe('each vertical takes exactly the parameters SPEC lists for it', () => {
     ['/v1/reviews', 'cid=123&num=51', /num must be between 1 and 50/],
     ['/v1/reviews', 'cid=123&sort=oldest', /sort must be one of most_relevant, newest, highest_rating, lowest_rating/],
     ['/v1/reviews', 'fid=0x1:zz', /fid must look like/],
-    ['/v1/news', 'q=a&engine=bing', /engine bing is not available/],
+    ['/v1/news', 'q=a&engine=wikipedia', /engine wikipedia does not offer \/v1\/news; engines that do: google, bing$/],
     ['/v1/images', 'q=a&format=markdown&fields=results.title', /fields cannot be combined with format=markdown/],
     ['/v1/news', 'q=a&fields=results.nope,bogus', /fields/],
   ]

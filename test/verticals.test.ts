@@ -60,6 +60,8 @@ describe('/v1/images', () => {
       position: 1,
       title: 'Saving Shaw money > Shaw...',
       image_url: expect.stringMatching(/^https:\/\/encrypted-tbn0\.gstatic\.com\/images\?q=tbn:/),
+      image_width: null,
+      image_height: null,
       thumbnail_url: expect.stringMatching(/^https:\/\/encrypted-tbn0\.gstatic\.com/),
       source: 'www.shaw.af.mil',
       domain: 'shaw.af.mil',

@@ -212,7 +212,7 @@ describe('durability', () => {
     // What a process killed mid-attempt leaves behind: a running row with a lease nobody renews.
     const claimedAt = Date.now()
     expect(await claimDue(store, 'webhook_deliveries', { workerId: 'killed-worker', leaseMs: 400, limit: 10 })).toEqual([id])
-    worker(trawl.services, { workerId: 'survivor' })
+    worker(trawl.services)
     const row = await finished(store, id)
     expect(row).toMatchObject({ status: 'delivered', attempts: 2, lease_owner: null })
     expect(r.hits).toHaveLength(1)
@@ -233,7 +233,7 @@ describe.skipIf(skipWithoutPostgres)('delivery on PostgreSQL', () => {
     const [main] = stores as [Store, Store, Store]
     const created = await createAccount(main, { email: 'pg-webhooks@example.test', plan: 'free', credits: 0 })
     await patchAccount(main, created.account.id, { webhook_url: r.url })
-    for (const [i, store] of stores.entries()) worker({ config, store }, { workerId: `pg-worker-${i}`, pollMs: 20, concurrency: 4 })
+    for (const store of stores) worker({ config, store }, { pollMs: 20, concurrency: 4 })
     const ids: string[] = []
     for (let i = 0; i < 30; i++) ids.push((await enqueueWebhook(main, { accountId: created.account.id, event: 'batch.completed', payload: { i } }))!.id)
     await waitFor(async () => {

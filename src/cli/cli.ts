@@ -1,102 +1,109 @@
-import { parseArgs } from 'node:util'
-import { loadConfig } from '../config.ts'
 import { ApiError } from '../errors.ts'
-import { addCredits, createAccount, createKey } from '../features/accounts/accounts.service.ts'
-import { PLANS, type Plan } from '../features/accounts/plans.ts'
-import { runWorker, serve } from '../main.ts'
-import { openStore } from '../store/database.ts'
+import { ApiCallError, ConnectionError, describeApiError, VERSION } from './client.ts'
+import { type Command, UsageError } from './command.ts'
+import { parseCommandArgs, renderHelp, usageLine } from './flags.ts'
+import { findCommand, GLOBAL_USAGE, groupOf } from './registry.ts'
 
-const USAGE = `usage: trawl <command>
+/**
+ * The `trawl` command: finds the command argv names, parses its flags strictly, and maps what
+ * happens to exit codes: 0 done, 1 the API (or the database) refused or the server was unreachable,
+ * 2 a mistake in the command line (with the command's usage), 130 interrupted while waiting.
+ */
 
-  serve                                   API, dashboard and workers (what npm start runs)
-  worker                                  background workers only (several may share a PostgreSQL database)
-  migrate                                 apply database migrations and exit
-  accounts create --email E [--password P] [--plan P] [--credits N] [--json]
-  credits add --account ID --credits N [--plan P]
-  keys create --account ID --name N [--credit-limit X] [--json]
+const isHelp = (arg: string) => arg === '--help' || arg === '-h'
 
-Configuration comes from TRAWL_* environment variables (see README).`
+/** `--help` anywhere before a `--` asks for help, even next to flags that would not parse. */
+const asksHelp = (args: string[]) => {
+  const end = args.indexOf('--')
+  return (end === -1 ? args : args.slice(0, end)).some(isHelp)
+}
 
-async function main(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      plan: { type: 'string' },
-      credits: { type: 'string' },
-      account: { type: 'string' },
-      name: { type: 'string' },
-      'credit-limit': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  })
-  const command = positionals.join(' ')
-  if (values.help || !command) return print(USAGE)
-  const config = loadConfig()
-  if (command === 'serve') return void (await serve(config))
-  if (command === 'worker') return runWorker(config)
+function groupUsage(word: string, commands: Command[]): string {
+  const width = Math.max(...commands.map((c) => usageLine(c).length)) + 2
+  return [`usage: trawl ${word} <command>`, '', ...commands.map((c) => `  ${usageLine(c).padEnd(width)}${c.summary}`)].join('\n')
+}
 
-  const store = await openStore(config.databaseUrl)
-  try {
-    switch (command) {
-      case 'migrate':
-        return print('migrations applied')
-      case 'accounts create': {
-        const created = await createAccount(store, {
-          email: required(values.email, '--email'),
-          password: values.password,
-          plan: plan(values.plan) ?? 'free',
-          credits: number(values.credits, '--credits') ?? 0,
-        })
-        if (values.json) return print(JSON.stringify(created, null, 2))
-        return print(
-          `account ${created.account.id} (${created.account.plan}, ${created.account.balance} credits)\nowner   ${created.owner.email}\nAPI key ${created.key.secret}\n        (shown only now; store it safely)`,
-        )
-      }
-      case 'credits add': {
-        const account = await addCredits(store, required(values.account, '--account'), number(values.credits, '--credits') ?? 0, plan(values.plan))
-        return print(`account ${account.id}: ${account.balance} credits, plan ${account.plan}`)
-      }
-      case 'keys create': {
-        const key = await createKey(store, required(values.account, '--account'), {
-          name: required(values.name, '--name').slice(0, 64),
-          credit_limit: number(values['credit-limit'], '--credit-limit'),
-        })
-        if (values.json) return print(JSON.stringify(key, null, 2))
-        return print(`key ${key.id} "${key.name}": ${key.secret}\n(shown only now; store it safely)`)
-      }
-      default:
-        throw new Error(`unknown command "${command}"\n\n${USAGE}`)
+async function main(argv: string[]): Promise<number | 'keep-running'> {
+  const [first = ''] = argv
+  if (!first || isHelp(first)) return print(GLOBAL_USAGE)
+  if (first === '--version' || first === '-V' || first === 'version') return print(VERSION)
+  if (first === 'help') return help(argv.slice(1))
+
+  const found = findCommand(argv)
+  if (!found) {
+    const group = groupOf(first)
+    if (group.length) {
+      if (asksHelp(argv.slice(1))) return print(groupUsage(first, group))
+      const sub = argv[1]
+      const what = sub === undefined || sub.startsWith('-') ? 'missing a command' : `"${sub}" is not a command`
+      throw new CommandLineError(`${first}: ${what}`, groupUsage(first, group))
     }
-  } finally {
-    await store.close()
+    throw new CommandLineError(first.startsWith('-') ? `unknown option '${first}' before the command` : `unknown command "${first}"`, GLOBAL_USAGE)
+  }
+  const { command, rest } = found
+  if (asksHelp(rest)) return print(renderHelp(command))
+  try {
+    const result = await command.run(parseCommandArgs(command, rest))
+    return result ?? 0
+  } catch (err) {
+    if (err instanceof UsageError) throw new CommandLineError(err.message, `usage: ${usageLine(command)}\n(trawl ${command.name} --help lists the options)`)
+    throw err
   }
 }
 
-const print = (text: string) => void process.stdout.write(`${text}\n`)
-
-function required(value: string | undefined, flag: string): string {
-  if (!value) throw new Error(`${flag} is required`)
-  return value
+function help(words: string[]): number {
+  const found = findCommand(words)
+  if (found && found.rest.length === 0) return print(renderHelp(found.command))
+  const group = words.length === 1 ? groupOf(words[0] as string) : []
+  if (group.length) return print(groupUsage(words[0] as string, group))
+  if (!words.length) return print(GLOBAL_USAGE)
+  throw new CommandLineError(`no command "${words.join(' ')}"`, GLOBAL_USAGE)
 }
 
-function number(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined
-  const n = Number(value)
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} must be a number of credits`)
-  return n
+/** A usage error with the usage to show under it. */
+class CommandLineError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message)
+  }
 }
 
-function plan(value: string | undefined): Plan | undefined {
-  if (value === undefined) return undefined
-  if (!PLANS.includes(value as Plan)) throw new Error(`--plan must be one of ${PLANS.join(', ')}`)
-  return value as Plan
+function print(text: string): number {
+  process.stdout.write(`${text}\n`)
+  return 0
 }
 
-main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write(`trawl: ${err instanceof ApiError ? err.message : (err as Error).message}\n`)
-  process.exit(1)
+/** Exits once stdout has been written out: a pipe would otherwise lose the tail of a long answer. */
+function exit(code: number) {
+  process.exitCode = code
+  process.stdout.write('', () => process.exit(code))
+}
+
+// A reader that stops early (`trawl search x | head -1`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0)
+  throw err
 })
+
+main(process.argv.slice(2)).then(
+  (result) => {
+    if (result !== 'keep-running') exit(result)
+  },
+  (err) => {
+    if (err instanceof CommandLineError) {
+      process.stderr.write(`trawl: ${err.message}\n\n${err.usage}\n`)
+      return exit(2)
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`trawl: ${err.message}\n\n${GLOBAL_USAGE}\n`)
+      return exit(2)
+    }
+    if (err instanceof ApiCallError) process.stderr.write(`trawl: ${describeApiError(err)}\n`)
+    else if (err instanceof ApiError) process.stderr.write(`trawl: ${err.code}: ${err.message}\n`)
+    else if (err instanceof ConnectionError) process.stderr.write(`trawl: ${err.message}\n`)
+    else process.stderr.write(`trawl: ${(err as Error)?.message ?? String(err)}\n`)
+    exit(1)
+  },
+)

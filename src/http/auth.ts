@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.ts'
-import { findKeyByHash, touchKey } from '../features/accounts/accounts.store.ts'
+import { findKeyByHash, findKeyById, touchKey } from '../features/accounts/accounts.store.ts'
 import { rateLimitFor } from '../features/accounts/plans.ts'
 import { looksLikeApiKey, safeEqual, sha256 } from '../features/accounts/secrets.ts'
 import type { Store } from '../store/database.ts'
@@ -48,23 +48,7 @@ export class KeyCache {
         this.byHash.delete(hash)
         throw new ApiError('unauthorized', 'invalid API key')
       }
-      entry = {
-        hash,
-        expiresAt: now + this.ttlMs,
-        lastTouched: row.last_used_at ?? 0,
-        auth:
-          row.revoked_at != null
-            ? null
-            : {
-                keyId: row.id,
-                accountId: row.account_id,
-                userId: row.user_id,
-                plan: row.plan,
-                rps: rateLimitFor(row.plan, row.rate_limit_rps),
-                keyLimitMc: row.credit_limit_mc,
-                allowFallback: row.allow_fallback === 1,
-              },
-      }
+      entry = { hash, expiresAt: now + this.ttlMs, lastTouched: row.last_used_at ?? 0, auth: row.revoked_at != null ? null : authOf(row) }
       if (this.ttlMs > 0) this.byHash.set(hash, entry)
     }
     if (!entry.auth) throw new ApiError('unauthorized', 'API key was revoked')
@@ -86,14 +70,57 @@ export class KeyCache {
   }
 }
 
-/** Where SPEC lets a key arrive: the Authorization header, `?api_key=` on GET, `?key=` on /customsearch/v1. */
-export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: boolean } = {}): string {
+type KeyRow = NonNullable<Awaited<ReturnType<typeof findKeyById>>>
+
+const authOf = (row: KeyRow): AuthContext => ({
+  keyId: row.id,
+  accountId: row.account_id,
+  userId: row.user_id,
+  plan: row.plan,
+  rps: rateLimitFor(row.plan, row.rate_limit_rps),
+  keyLimitMc: row.credit_limit_mc,
+  allowFallback: row.allow_fallback === 1,
+})
+
+/**
+ * Work done later on a key's behalf (a batch job, a monitor run) acts as that key as it is now:
+ * its current limit and fallback switch, and `unauthorized` once it is revoked.
+ */
+export async function authForKeyId(store: Store, keyId: string): Promise<AuthContext> {
+  const row = await findKeyById(store.db, keyId)
+  if (!row) throw new ApiError('unauthorized', 'the API key that queued this work no longer exists')
+  if (row.revoked_at != null) throw new ApiError('unauthorized', 'the API key that queued this work was revoked')
+  return authOf(row)
+}
+
+/**
+ * Where a vendor-compatible route's clients send the key besides `Authorization: Bearer`
+ * (src/features/compat): a header such as X-API-KEY, or a string field of the JSON body such as api_key.
+ */
+export interface KeySources {
+  /** Lower-case header name carrying the bare key. */
+  header?: string
+  /** Top-level string field of the JSON body carrying the key. */
+  bodyField?: string
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Vendor-compatible routes: other places their clients send the key (KeySources). */
+    keyFrom?: KeySources
+  }
+}
+
+/** Where SPEC lets a key arrive: the Authorization header, `?api_key=` on GET, `?key=` on /customsearch/v1; plus a compatible route's `keyFrom`. */
+export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: boolean; from?: KeySources } = {}): string {
   const header = req.headers.authorization
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (!match?.[1]) throw new ApiError('unauthorized', 'malformed Authorization header: use Authorization: Bearer <API key>')
     return match[1]
   }
+  const vendorKey = keyFromVendorPlace(req, opts.from)
+  if (vendorKey !== undefined) return vendorKey
   const query = (req.query ?? {}) as Record<string, unknown>
   if (req.method === 'GET' && typeof query.api_key === 'string') return query.api_key
   if (opts.allowKeyParam && typeof query.key === 'string') return query.key
@@ -101,4 +128,17 @@ export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: bool
     throw new ApiError('unauthorized', 'api_key in the query string is accepted on GET only; send Authorization: Bearer <API key>')
   }
   throw new ApiError('unauthorized', 'missing API key: send Authorization: Bearer <API key>')
+}
+
+function keyFromVendorPlace(req: FastifyRequest, from: KeySources | undefined): string | undefined {
+  if (from?.header) {
+    const value = req.headers[from.header]
+    if (typeof value === 'string' && value.trim()) return value.trim()
+  }
+  if (from?.bodyField) {
+    const body = req.body as Record<string, unknown> | null | undefined
+    const value = body && typeof body === 'object' && !Array.isArray(body) ? body[from.bodyField] : undefined
+    if (typeof value === 'string' && value.trim()) return value.trim()
+  }
+  return undefined
 }

@@ -1,12 +1,18 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { attemptsOf } from '../engines/upstream/upstream-error.ts'
 import { ApiError } from '../errors.ts'
-import { attemptsOf } from '../features/search/engines/upstream/upstream-error.ts'
 
-/** Fastify's own errors (body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
+/** Fastify's own errors (URL, body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err
   const e = err as FastifyError
   switch (e.code) {
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'the URL path is not valid percent-encoding: % must be followed by two hex digits')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'a path segment is too long to be an id')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('invalid_request', 'request body is too large', { status: 413 })
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -24,6 +30,8 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  // Also set here: errors raised before the onRequest hook (bad URLs) never ran it.
+  reply.header('x-request-id', req.id)
   if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
   if (req.routeOptions.config?.billed) {
     // SPEC Conventions 8: a failed call on a billed endpoint says it cost nothing.
@@ -38,4 +46,36 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiEr
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req)))
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+}
+
+/** Fastify's `frameworkErrors`: errors found while routing (bad percent-encoding, overlong ids), before any hook. */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  return sendError(req, reply, toApiError(err, req))
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses (headers or URL over the
+ * size limit, broken request lines) get the envelope too. Written to the socket by hand because
+ * there is no request object; the raw packet (which may hold a key) is never logged.
+ */
+export function clientErrorHandler(newRequestId: () => string) {
+  return function onClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    const error =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('invalid_request', 'URL and headers are too large (16 KB at most); send long values in a POST body', { status: 431 })
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('invalid_request', 'the request took too long to arrive', { status: 408 })
+          : new ApiError('invalid_request', 'malformed HTTP request')
+    const id = newRequestId()
+    this.log.debug({ code: err.code, request_id: id }, `client error: ${error.message}`)
+    const body = JSON.stringify(error.toBody(id))
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
+  }
 }

@@ -1,10 +1,35 @@
 import { z } from 'zod'
+import type { ErrorCode } from '../errors.ts'
+
+/** Every code of SPEC "Errors", for the OpenAPI enum; the check below fails to compile when errors.ts gains one. */
+const ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'insufficient_credits',
+  'key_limit_reached',
+  'spend_cap_reached',
+  'forbidden',
+  'not_found',
+  'rate_limited',
+  'daily_limit_reached',
+  'internal',
+  'upstream_error',
+  'upstream_blocked',
+  'upstream_timeout',
+  'unavailable',
+] as const satisfies readonly ErrorCode[]
+const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : never = true
+void everyCodeListed
 
 /** SPEC "Errors": the body of every error, for the OpenAPI document. */
 export const ErrorEnvelope = z
   .object({
     error: z.object({
-      code: z.string().describe('branch on this: invalid_request, unauthorized, insufficient_credits, rate_limited, upstream_blocked, …'),
+      code: z
+        .enum(ERROR_CODES)
+        .describe(
+          'branch on this, not on message: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached, 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable',
+        ),
       message: z.string().describe('for people; names the parameter at fault'),
       request_id: z.string().describe('same as the X-Request-Id header'),
     }),

@@ -31,6 +31,8 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): z.infer<S> {
+  const broken = loneSurrogateAt(input)
+  if (broken !== undefined) throw new ApiError('invalid_request', `${broken || 'body'} is not valid Unicode text (it holds a lone UTF-16 surrogate)`)
   const result = schema.safeParse(input)
   if (result.success) return result.data
   throw new ApiError('invalid_request', describeIssue(result.error.issues[0], input, explainUnknown))
@@ -47,6 +49,22 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, input: unknown, expl
   if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${name} is required`
   // Schema messages that already start with the parameter's name read best as they are.
   return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`
+}
+
+/**
+ * The parameter where a JSON escape left half a surrogate pair (`"\ud800"`): not text, and
+ * encodeURIComponent throws on it deep inside the engines, so every route refuses it here.
+ * Iterative, since a body may nest arrays thousands deep.
+ */
+function loneSurrogateAt(input: unknown): string | undefined {
+  const stack: [unknown, string][] = [[input, '']]
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, param] = next
+    if (typeof value === 'string' && /\p{Cs}/u.test(value)) return param
+    if (value === null || typeof value !== 'object') continue
+    for (const [key, item] of Object.entries(value)) stack.push([key, param], [item, param || key])
+  }
+  return undefined
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {

@@ -18,6 +18,10 @@ export interface Tables {
   crawls: CrawlRow
   crawl_pages: CrawlPageRow
   server_secrets: ServerSecretRow
+  batch_jobs: BatchJobRow
+  monitors: MonitorRow
+  monitor_runs: MonitorRunRow
+  monitor_seen: MonitorSeenRow
 }
 
 export interface AccountRow {
@@ -118,7 +122,7 @@ export interface SessionRow {
 export interface WebhookDeliveryRow {
   id: string
   account_id: string
-  event: 'crawl.completed' | 'batch.completed' | 'monitor.results'
+  event: 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'webhook.test'
   url: string
   /** The exact body sent on every attempt (JSON text): signatures cover these bytes. */
   payload: string
@@ -171,4 +175,98 @@ export interface ServerSecretRow {
   name: string
   value: string
   created_at: number
+}
+
+/**
+ * One job of a batch (SPEC "Batch job"): a leased work row (jobs/runner.ts). Half the realtime
+ * price is charged when it is queued; the job's end refunds what it did not use, in the same
+ * transaction that records the result.
+ */
+export interface BatchJobRow {
+  id: string
+  batch_id: string
+  account_id: string
+  key_id: string
+  request_id: string
+  /** search, images, …, webpage */
+  endpoint: string
+  /** The realtime request as validated at POST (JSON), parameters exactly as the caller sent them. */
+  request: string
+  status: 'queued' | 'running' | 'done' | 'failed'
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  result: string | null
+  error: string | null
+  credits_charged_mc: number
+  credits_used_mc: number
+  webhook_url: string | null
+  webhook_delivery_id: string | null
+  created_at: number
+  completed_at: number | null
+  /** completed_at + 24 h: GET answers 404 after it. */
+  expires_at: number | null
+}
+
+/**
+ * A saved search or watched page (SPEC "Monitor"), also its own scheduled work row: 'queued' with
+ * `run_at` = the next run, 'running' while a worker holds it, 'paused' when inactive.
+ */
+export interface MonitorRow {
+  id: string
+  account_id: string
+  /** The key runs are billed on: the one that created it, or last changed or ran it. */
+  key_id: string
+  name: string | null
+  endpoint: 'search' | 'news' | 'webpage'
+  /** The saved search (q and options) or the watched url, normalised (JSON). */
+  request: string
+  metadata: string | null
+  interval_seconds: number
+  webhook_url: string | null
+  status: 'queued' | 'running' | 'paused'
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  last_run_at: number | null
+  last_status: 'ok' | 'error' | 'webhook_failed' | 'paused' | null
+  last_error: string | null
+  last_new_results: number
+  runs: number
+  consecutive_failures: number
+  credits_used_mc: number
+  /** Bumped when the saved search changes: links seen under an older baseline do not count. */
+  baseline: number
+  /** Webpage monitors: SHA-256 of the page's Markdown at the last run. */
+  content_hash: string | null
+  created_at: number
+  updated_at: number
+}
+
+/** One run of a monitor; the id is `<monitor id>:<due time>`, so a due run is recorded once whoever runs it. */
+export interface MonitorRunRow {
+  id: string
+  monitor_id: string
+  account_id: string
+  due_at: number
+  started_at: number
+  completed_at: number
+  status: 'ok' | 'error'
+  first_run: number
+  new_count: number
+  /** The new results (JSON); kept 24 hours. */
+  results: string | null
+  error: string | null
+  credits_used_mc: number
+  webhook_delivery_id: string | null
+  expires_at: number
+}
+
+/** Novelty detection keeps only hashes of links already reported (SPEC Monitors). */
+export interface MonitorSeenRow {
+  monitor_id: string
+  baseline: number
+  link_hash: string
 }

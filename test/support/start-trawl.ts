@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startWorkers } from '../../src/jobs/workers.ts'
@@ -20,11 +21,18 @@ export interface Trawl {
   close(): Promise<void>
 }
 
+export interface StartOptions {
+  workers?: boolean
+  databaseDir?: string
+  /** Receives the server's log lines; pass TRAWL_LOG_LEVEL in env, since tests log nothing by default. */
+  logStream?: DestinationStream
+}
+
 /**
  * The real server on a random port over a fresh database: SQLite in a temp dir by default, or a
  * fresh schema-isolated PostgreSQL database when `TRAWL_TEST_POSTGRES` style env is passed in `env`.
  */
-export async function startTrawl(env: Record<string, string> = {}, opts: { workers?: boolean; databaseDir?: string } = {}): Promise<Trawl> {
+export async function startTrawl(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<Trawl> {
   const dir = opts.databaseDir ?? mkdtempSync(join(tmpdir(), 'trawl-test-'))
   const config = loadConfig({
     TRAWL_DATABASE_URL: `sqlite:${join(dir, 'trawl.db')}`,
@@ -34,7 +42,7 @@ export async function startTrawl(env: Record<string, string> = {}, opts: { worke
     ...env,
   })
   const services = await openServices(config)
-  const app = await buildApp(services)
+  const app = await buildApp(services, { logStream: opts.logStream })
   // Background workers as `npm start` runs them, when a test needs crawls or webhooks to move.
   const workers = opts.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {

@@ -9,3 +9,5 @@ export const AccountResponse = z.object({
   monthly_spend_cap: z.number().nullable(),
   month: z.object({ credits: z.number(), requests: z.number().int() }).describe('this UTC month, whole account'),
 })
+
+export type AccountResponse = z.infer<typeof AccountResponse>

@@ -11,6 +11,7 @@ export function accountRoutes(app: FastifyInstance, services: Pick<Services, 'st
     {
       config: { auth: 'key-free' },
       schema: {
+        operationId: 'getAccount',
         summary: 'Balance, limits and this month’s usage for the calling key',
         tags: ['account'],
         response: { 200: AccountResponse, ...errorResponses },

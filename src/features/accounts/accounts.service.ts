@@ -94,6 +94,18 @@ export async function getAccountRow(store: Store, id: string) {
 
 export const getAccount = async (store: Store, id: string) => toAdminAccount(await getAccountRow(store, id))
 
+/** The operator's list (`trawl accounts list`): accounts oldest first, with their owner's email. */
+export async function listAccounts(store: Store, page: { limit: number; offset: number }) {
+  const rows = await accounts.listAccountsWithOwner(store.db, page.limit, page.offset)
+  return rows.map(({ owner_email, ...row }) => ({ ...toAdminAccount(row), owner_email }))
+}
+
+/** An account's owner and members, for the operator (`trawl accounts show`). */
+export async function accountUsers(store: Store, accountId: string) {
+  const users = await accounts.listUsers(store.db, accountId)
+  return users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: new Date(u.created_at).toISOString() }))
+}
+
 export interface AccountPatch {
   plan?: Plan
   monthly_spend_cap?: number | null

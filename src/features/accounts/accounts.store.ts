@@ -9,6 +9,22 @@ export const insertKey = (db: Db | Tx, row: ApiKeyRow) => db.insertInto('api_key
 
 export const findAccount = (db: Db | Tx, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
 
+/** Accounts oldest first, each with its owner's email: the operator's list (`trawl accounts list`). */
+export const listAccountsWithOwner = (db: Db, limit: number, offset: number) =>
+  db
+    .selectFrom('accounts as a')
+    .leftJoin('users as u', (join) => join.onRef('u.account_id', '=', 'a.id').on('u.role', '=', 'owner'))
+    .selectAll('a')
+    .select('u.email as owner_email')
+    .orderBy('a.created_at')
+    .orderBy('a.id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
+
+export const listUsers = (db: Db | Tx, accountId: string) =>
+  db.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('created_at').execute()
+
 export const findUser = (db: Db | Tx, id: string) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 
 export const findUserByEmail = (db: Db | Tx, email: string) => db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
@@ -23,7 +39,12 @@ export const listLiveKeys = (db: Db | Tx, accountId: string) =>
   db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('created_at').execute()
 
 /** The auth lookup: key by hash with the account fields every request needs. */
-export const findKeyByHash = (db: Db, secretHash: string) =>
+export const findKeyByHash = (db: Db, secretHash: string) => keyWithAccount(db).where('k.secret_hash', '=', secretHash).executeTakeFirst()
+
+/** A key read by id, for work done on its behalf without a request (batch jobs, monitor runs). */
+export const findKeyById = (db: Db, keyId: string) => keyWithAccount(db).where('k.id', '=', keyId).executeTakeFirst()
+
+const keyWithAccount = (db: Db) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -40,8 +61,6 @@ export const findKeyByHash = (db: Db, secretHash: string) =>
       'a.plan',
       'a.rate_limit_rps',
     ])
-    .where('k.secret_hash', '=', secretHash)
-    .executeTakeFirst()
 
 export const updateAccount = (db: Db | Tx, id: string, patch: Partial<AccountRow>) => db.updateTable('accounts').set(patch).where('id', '=', id).execute()
 

@@ -30,3 +30,5 @@ export const CrawlTask = z.object({
     .nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
 })
+
+export type CrawlTask = z.infer<typeof CrawlTask>

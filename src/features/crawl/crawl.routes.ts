@@ -10,7 +10,7 @@ import { cancelCrawl, getCrawl, startCrawl } from './crawl.service.ts'
 
 /** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
 export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number }) {
-  const schema = { tags: ['crawl'], response: { 200: CrawlTask, ...errorResponses } }
+  const schema = { tags: ['crawl'], params: CrawlIdParams, response: { 200: CrawlTask, ...errorResponses } }
   const idOf = (params: unknown) => parseWith(CrawlIdParams, params).id
 
   app.post(
@@ -19,7 +19,14 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
       config: { auth: 'key', billed: true },
       schema: {
         tags: ['crawl'],
-        response: { 202: CrawlTask, ...errorResponses },
+        operationId: 'startCrawl',
+        response: {
+          202: {
+            description: 'Accepted: the crawl is queued; poll GET /v1/crawl/{id} or wait for crawl.completed',
+            content: { 'application/json': { schema: CrawlTask } },
+          },
+          ...errorResponses,
+        },
         summary: 'Start a crawl',
         description: 'Returns 202 with the task; `limit` credits are reserved and the unused part refunded.',
         body: CrawlParams,
@@ -34,10 +41,10 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
   )
   app.get(
     '/v1/crawl/:id',
-    { config: { auth: 'key' }, schema: { ...schema, summary: 'Crawl progress, and the result when it has ended (kept 24 hours)' } },
+    { config: { auth: 'key' }, schema: { ...schema, operationId: 'getCrawl', summary: 'Crawl progress, and the result when it has ended (kept 24 hours)' } },
     async (req) => getCrawl(deps.store, req.auth.accountId, idOf(req.params)),
   )
-  app.delete('/v1/crawl/:id', { config: { auth: 'key' }, schema: { ...schema, summary: 'Cancel a crawl' } }, async (req) =>
+  app.delete('/v1/crawl/:id', { config: { auth: 'key' }, schema: { ...schema, operationId: 'cancelCrawl', summary: 'Cancel a crawl' } }, async (req) =>
     cancelCrawl(deps.store, req.auth.accountId, idOf(req.params)),
   )
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import { wakeJobs } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { charge, refund } from '../credits/credits.service.ts'
@@ -10,7 +11,7 @@ import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
 import { countActiveCrawls, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
 import { toCrawlView } from './crawl.view.ts'
-import { wakeCrawlWorkers } from './crawl.wake.ts'
+import { CRAWL_JOB } from './crawl.worker.ts'
 
 export const MAX_ACTIVE_CRAWLS = 20
 export const CRAWL_RESULT_TTL_MS = 24 * 3600_000
@@ -80,7 +81,7 @@ export async function startCrawl(store: Store, auth: AuthContext, params: CrawlP
     await insertCrawl(tx, row)
     return balance
   })
-  wakeCrawlWorkers(store)
+  wakeJobs(store, CRAWL_JOB)
   return { task: toCrawlView(row, null), balanceMc }
 }
 

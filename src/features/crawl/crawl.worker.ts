@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { CACHE_TTL_MS } from '../../cache/response-cache.ts'
-import { claimDue, renewLease } from '../../jobs/lease.ts'
+import type { JobContext, JobKind } from '../../jobs/runner.ts'
 import type { Services } from '../../services.ts'
+import { onSite } from '../../site/urls/site.match.ts'
+import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { refund } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
@@ -12,61 +12,30 @@ import { enqueueWebhook } from '../webhooks/webhooks.service.ts'
 import { type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
 import { CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.service.ts'
 import { chargeCrawlPage, findCrawlById } from './crawl.store.ts'
-import { onCrawlQueued } from './crawl.wake.ts'
 import { readSitemaps, sitemapStarts } from './site.discovery.ts'
 import { pathFilter } from './site.params.ts'
-import { onSite } from './urls/site.match.ts'
-import { canonicalUrl, siteKey } from './urls/url.canonical.ts'
 
-const CRAWLS = 'crawls'
-const LEASE_MS = 60_000
-const RENEW_EVERY_MS = 15_000
+/** The job kind's name: what `wakeJobs(store, CRAWL_JOB)` wakes. */
+export const CRAWL_JOB = 'crawl'
 const CANCEL_CHECK_MS = 1000
 const PAGE_TIMEOUT_MS = 30_000
 const CRAWLS_PER_WORKER = 3
 const MAX_CRAWL_DELAY_MS = 10_000
 
-export interface CrawlWorker {
-  stop(): Promise<void>
-}
-
 /**
- * Runs queued crawls. Each is claimed with a lease that is renewed while it runs; a process killed
- * mid-crawl leaves a lease that expires, and the next worker restarts the crawl from the beginning
- * (SPEC: "server deploy interrupts -> queued"). Pages already paid for are recorded per crawl, so a
- * restart never charges for a page twice. A graceful stop puts running crawls back in the queue.
+ * Runs queued crawls on the job runner (jobs/runner.ts): a process killed mid-crawl leaves a lease
+ * that expires, and the next worker restarts the crawl from the beginning (SPEC: "server deploy
+ * interrupts -> queued"). Pages already paid for are recorded per crawl, so a restart never
+ * charges for a page twice. A graceful stop puts running crawls back in the queue.
  */
-export function startCrawlWorker(
-  services: Pick<Services, 'config' | 'store' | 'cache' | 'robots'>,
-  log: FastifyBaseLogger,
-  opts: { pollMs?: number } = {},
-): CrawlWorker {
+export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cache' | 'robots'>, log: FastifyBaseLogger): JobKind {
   const { store, config } = services
-  const workerId = `crawls-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
-  const running = new Map<string, { interrupt: () => void; done: Promise<void> }>()
-  let stopped = false
+  // The runner's id, the same for every crawl it runs; the final writes are fenced on it.
+  let workerId = ''
 
-  const tick = async () => {
-    if (stopped) return
-    try {
-      const free = CRAWLS_PER_WORKER - running.size
-      if (free <= 0) return
-      for (const id of await claimDue(store, CRAWLS, { workerId, leaseMs: LEASE_MS, limit: free })) {
-        let interrupted = false
-        const done = execute(id, () => interrupted)
-          .catch((err) => log.error({ err, crawl: id }, 'crawl failed unexpectedly; its lease will expire and it restarts'))
-          .finally(() => {
-            running.delete(id)
-            void tick()
-          })
-        running.set(id, { interrupt: () => (interrupted = true), done })
-      }
-    } catch (err) {
-      log.error({ err }, 'crawl worker poll failed; will retry')
-    }
-  }
-
-  const execute = async (id: string, interrupted: () => boolean) => {
+  const execute = async (id: string, ctx: JobContext) => {
+    workerId = ctx.workerId
+    const interrupted = ctx.interrupted
     const row = await findCrawlById(store.db, id)
     if (!row || row.lease_owner !== workerId) return
     const request = JSON.parse(row.request) as CrawlRequest
@@ -77,17 +46,8 @@ export function startCrawlWorker(
       .where('id', '=', id)
       .execute()
 
-    let leaseLost = false
     let cancel = row.cancel_requested === 1
     let lastProgress = 0
-    const keepAlive = setInterval(async () => {
-      try {
-        if (!(await renewLease(store, CRAWLS, id, workerId, LEASE_MS))) leaseLost = true
-      } catch (err) {
-        log.warn({ err, crawl: id }, 'could not renew the crawl lease')
-      }
-    }, RENEW_EVERY_MS)
-    keepAlive.unref()
     // DELETE may reach any API process: the flag is read from the row, once a second.
     const cancelWatch = setInterval(async () => {
       const flag = await store.db
@@ -130,13 +90,12 @@ export function startCrawlWorker(
           await store.transaction((tx) => chargeCrawlPage(tx, id, key, pagePriceMc(cached)))
         },
         onProgress: saveProgress,
-        canceled: () => cancel || interrupted() || leaseLost,
+        canceled: () => cancel || interrupted(),
       })
     } finally {
-      clearInterval(keepAlive)
       clearInterval(cancelWatch)
     }
-    if (leaseLost) return log.warn({ crawl: id }, 'crawl lease lost; another worker restarts it')
+    // Stopping, or the lease was lost: back to the queue (fenced on the lease, so a lost one changes nothing).
     if (interrupted() && !cancel) return requeue(id)
     await finish(id, outcome, cancel)
   }
@@ -169,7 +128,7 @@ export function startCrawlWorker(
       .where('id', '=', id)
       .where('lease_owner', '=', workerId)
       .execute()
-    log.info({ crawl: id }, 'crawl interrupted by shutdown; queued to restart')
+    log.info({ crawl: id }, 'crawl interrupted; queued to restart')
   }
 
   /** Final state, refund of the unread reservation and the webhook, in one transaction. */
@@ -242,19 +201,16 @@ export function startCrawlWorker(
     })
   }
 
-  const unsubscribe = onCrawlQueued(store, () => void tick())
-  const timer = setInterval(tick, opts.pollMs ?? Math.min(config.schedulerPollMs, 5000))
-  timer.unref()
-  void tick()
-
   return {
-    async stop() {
-      stopped = true
-      clearInterval(timer)
-      unsubscribe()
-      for (const r of running.values()) r.interrupt()
-      await Promise.all([...running.values()].map((r) => r.done))
-    },
+    name: CRAWL_JOB,
+    table: 'crawls',
+    concurrency: CRAWLS_PER_WORKER,
+    leaseMs: config.jobLeaseMs,
+    // Crawls are looked for at least every 5 s; the request that queues one wakes this process at once.
+    pollMs: Math.min(config.schedulerPollMs, 5000),
+    // An interrupted crawl restarts from the beginning: `requeue` also clears its progress.
+    requeueOnStop: false,
+    run: execute,
   }
 }
 

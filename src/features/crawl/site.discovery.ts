@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts'
 import { safeFetch } from '../../net/safe-fetch.ts'
+import { onSite } from '../../site/urls/site.match.ts'
 import { RobotsCache } from './robots/robots.cache.ts'
 import { type CollectedSitemaps, collectSitemaps, type SitemapFetcher } from './sitemaps/sitemap.collect.ts'
-import { onSite } from './urls/site.match.ts'
 
 /** How /v1/map and /v1/crawl find a site's pages: robots.txt, its sitemaps, the site's own links. */
 

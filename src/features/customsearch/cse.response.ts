@@ -1,51 +1,57 @@
-import type { ImageResult, OrganicResult } from '../search/search.types.ts'
+import { z } from 'zod'
+import type { ImageResult, OrganicResult } from '../../engines/engine.types.ts'
 import type { CseRequest } from './cse.service.ts'
 
-/** The response body of Google's Custom Search JSON API, as its clients parse it. */
-export interface CseBody {
-  kind: 'customsearch#search'
-  url: { type: string; template: string }
-  queries: { request: CseQuery[]; nextPage?: CseQuery[]; previousPage?: CseQuery[] }
-  context: { title: string }
-  searchInformation: { searchTime: number; formattedSearchTime: string; totalResults: string; formattedTotalResults: string }
-  items?: CseItem[]
-  /** Trawl's own diagnostics; not part of Google's shape, and ignored by its clients. */
-  meta: Record<string, unknown>
-}
+/** The response body of Google's Custom Search JSON API, as its clients parse it: the OpenAPI document and the types. */
+const CseQuery = z.object({
+  title: z.string(),
+  totalResults: z.string(),
+  searchTerms: z.string(),
+  count: z.number().int(),
+  startIndex: z.number().int(),
+  inputEncoding: z.literal('utf8'),
+  outputEncoding: z.literal('utf8'),
+  safe: z.enum(['active', 'off']),
+  cx: z.string().optional(),
+  gl: z.string().optional(),
+  hl: z.string().optional(),
+  searchType: z.literal('image').optional(),
+  siteSearch: z.string().optional(),
+  siteSearchFilter: z.enum(['i', 'e']).optional(),
+})
+type CseQuery = z.infer<typeof CseQuery>
 
-interface CseQuery {
-  title: string
-  totalResults: string
-  searchTerms: string
-  count: number
-  startIndex: number
-  inputEncoding: 'utf8'
-  outputEncoding: 'utf8'
-  safe: 'active' | 'off'
-  cx?: string
-  gl?: string
-  hl?: string
-  searchType?: 'image'
-  siteSearch?: string
-  siteSearchFilter?: 'i' | 'e'
-  dateRestrict?: string
-}
+const CseItem = z.object({
+  kind: z.literal('customsearch#result'),
+  title: z.string(),
+  htmlTitle: z.string(),
+  link: z.string(),
+  displayLink: z.string(),
+  snippet: z.string(),
+  htmlSnippet: z.string(),
+  formattedUrl: z.string(),
+  htmlFormattedUrl: z.string(),
+  mime: z.string().optional(),
+  fileFormat: z.string().optional(),
+  image: z
+    .object({ contextLink: z.string(), height: z.number().int().optional(), width: z.number().int().optional(), thumbnailLink: z.string().optional() })
+    .optional()
+    .describe('searchType=image only'),
+})
+export type CseItem = z.infer<typeof CseItem>
 
-export interface CseItem {
-  kind: 'customsearch#result'
-  title: string
-  htmlTitle: string
-  link: string
-  displayLink: string
-  snippet: string
-  htmlSnippet: string
-  formattedUrl: string
-  htmlFormattedUrl: string
-  mime?: string
-  fileFormat?: string
-  image?: { contextLink: string; height?: number; width?: number; thumbnailLink?: string }
-  pagemap?: Record<string, Record<string, string>[]>
-}
+/** Google's customsearch#search body, plus Trawl's `meta`. */
+export const CseResponse = z.object({
+  kind: z.literal('customsearch#search'),
+  url: z.object({ type: z.string(), template: z.string() }),
+  queries: z.object({ request: z.array(CseQuery), nextPage: z.array(CseQuery).optional(), previousPage: z.array(CseQuery).optional() }),
+  context: z.object({ title: z.string() }),
+  searchInformation: z.object({ searchTime: z.number(), formattedSearchTime: z.string(), totalResults: z.string(), formattedTotalResults: z.string() }),
+  items: z.array(CseItem).optional().describe('absent when nothing was found, as in Google’s API'),
+  // Trawl's own diagnostics; not part of Google's shape, and ignored by its clients.
+  meta: z.record(z.string(), z.unknown()).describe('Trawl: request_id, credits_used, engine, route, latency_ms'),
+})
+export type CseBody = z.infer<typeof CseResponse>
 
 const TEMPLATE_PARAMS =
   'q={searchTerms}&num={count?}&start={startIndex?}&lr={language?}&safe={safe?}&cx={cx?}&gl={gl?}&cr={cr?}&hl={hl?}&siteSearch={siteSearch?}&siteSearchFilter={siteSearchFilter?}&exactTerms={exactTerms?}&excludeTerms={excludeTerms?}&orTerms={orTerms?}&dateRestrict={dateRestrict?}&lowRange={lowRange?}&highRange={highRange?}&searchType={searchType}&fileType={fileType?}&alt=json'

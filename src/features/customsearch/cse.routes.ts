@@ -3,7 +3,8 @@ import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
 import { countTokens } from '../../text/tokens.ts'
-import { CseParams, CseResponse } from './cse.schema.ts'
+import { CseResponse } from './cse.response.ts'
+import { CseParams } from './cse.schema.ts'
 import { type CseDeps, normaliseCse, runCse } from './cse.service.ts'
 import { applyPartialFields, parsePartialFields } from './partial-response.ts'
 
@@ -14,6 +15,7 @@ export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: 
     {
       config: { auth: 'key', billed: true, keyParam: true },
       schema: {
+        operationId: 'customSearch',
         summary: 'Custom Search compatible',
         tags: ['compatible'],
         description:

@@ -1,15 +1,15 @@
+import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
+import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { toMc } from '../credits/money.ts'
 import { PRICES } from '../credits/prices.ts'
 import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../search/billed-lookup.ts'
-import { askEngines, resolveEngineName } from '../search/engine-choice.ts'
-import type { SearchEngine } from '../search/engines/search-engine.ts'
-import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../search/search.types.ts'
 import { type CseBody, cseImageItem, cseSearchBody, cseWebItem } from './cse.response.ts'
 import type { CseParams } from './cse.schema.ts'
 
 export interface CseDeps extends LookupDeps {
-  engines: Map<string, SearchEngine>
+  engines: Engines
   baseUrl: string
 }
 
@@ -116,7 +116,7 @@ async function webItems(deps: CseDeps, req: CseRequest) {
     ...(req.tbs && { tbs: req.tbs }),
     ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
   }
-  const answer = await askEngines(deps.engines, req.engine, (engine) => engine.search(search))
+  const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
   const results: OrganicResult[] = answer.page.results.slice(0, req.num)
   return {
     items: results.map((r) => cseWebItem(r, req.q)),
@@ -141,7 +141,7 @@ async function imageItems(deps: CseDeps, req: CseRequest) {
     ...(req.tbs && { tbs: req.tbs }),
     ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
   }
-  const answer = await askEngines(deps.engines, req.engine, (engine) => engine.vertical?.(images))
+  const answer = await askEngines(deps.engines, req.engine, { vertical: 'images', params: sentParams(images) }, (engine) => engine.vertical?.(images))
   const results = (answer.page.results as ImageResult[]).slice(offset % 10, (offset % 10) + req.num)
   return {
     items: results.map((r) => cseImageItem(r, req.q)),

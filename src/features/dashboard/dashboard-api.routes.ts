@@ -4,10 +4,16 @@ import { parseInput, parseWith } from '../../http/parse-input.ts'
 import type { Services } from '../../services.ts'
 import { keyName } from '../accounts/accounts.schema.ts'
 import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
+import type { LoginThrottle } from './login-throttle.ts'
 import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, sessionUser } from './sessions.service.ts'
 
 const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
-const creditLimit = z.number({ error: 'credit_limit must be a number of credits or null' }).min(0, 'credit_limit must be 0 or more').nullable()
+const creditLimit = z
+  .number({ error: 'credit_limit must be a number of credits or null' })
+  .min(0, 'credit_limit must be 0 or more')
+  // The operator API's cap: beyond it millicredits leave the safe-integer range of the BIGINT columns.
+  .max(1e12, 'credit_limit must be at most 1,000,000,000,000')
+  .nullable()
 const CreateKeyBody = z.strictObject({ name: keyName, credit_limit: creditLimit.optional() })
 const PatchKeyBody = z.strictObject({ name: keyName.optional(), credit_limit: creditLimit.optional(), allow_fallback: z.boolean().optional() })
 const MemberLimitBody = z.strictObject({ credit_limit: creditLimit })
@@ -15,24 +21,38 @@ const IdParams = z.strictObject({ id: z.string().min(1) })
 
 /**
  * The dashboard's own API at {app_api_url} (not public, not versioned): cookie sessions, not API keys.
- * SameSite=Strict cookies keep other sites from riding a logged-in browser (no CSRF tokens needed).
+ * The session cookie is HttpOnly, SameSite=Strict, scoped to the API path, and Secure when the app
+ * is served over https; state-changing requests also pass the Origin check of csrf.ts, and failed
+ * logins are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
  */
-export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>) {
+export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>, throttle: LoginThrottle) {
   const prefix = new URL(services.config.appUrl).pathname.replace(/\/$/, '') + '/api'
-  const secure = services.config.appUrl.startsWith('https:')
+  const httpsApp = services.config.appUrl.startsWith('https:')
   const opts = { schema: { hide: true } }
-  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE])
+  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE], `${prefix}/v1/login`)
   const id = (req: FastifyRequest) => parseWith(IdParams, req.params).id
 
   app.post(`${prefix}/v1/login`, opts, async (req, reply) => {
     const body = parseInput(LoginBody, req)
-    const session = await login(services.store, body.email, body.password)
+    await throttle.check(req.ip, body.email)
+    let session: Awaited<ReturnType<typeof login>>
+    try {
+      session = await login(services.store, body.email, body.password)
+    } catch (e) {
+      await throttle.failed(req.ip, body.email)
+      throw e
+    }
+    await throttle.succeeded(body.email)
+    const secure = httpsApp || req.protocol === 'https'
     reply.setCookie(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
     return { user: session.user }
   })
   app.post(`${prefix}/v1/logout`, opts, async (req, reply) => {
     await logout(services.store, req.cookies[SESSION_COOKIE])
-    return reply.clearCookie(SESSION_COOKIE, { path: prefix }).code(204).send()
+    return reply
+      .clearCookie(SESSION_COOKIE, { path: prefix, httpOnly: true, sameSite: 'strict', secure: httpsApp || req.protocol === 'https' })
+      .code(204)
+      .send()
   })
   app.get(`${prefix}/v1/keys`, opts, async (req) => listKeys(services, await user(req)))
   app.post(`${prefix}/v1/keys`, opts, async (req, reply) =>

@@ -6,6 +6,7 @@ import { createKey } from '../accounts/accounts.service.ts'
 import { findAccount, findKey, listLiveKeys, updateAccount, updateKey } from '../accounts/accounts.store.ts'
 import { newApiKey } from '../accounts/secrets.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
+import { pauseMonitorsOfRevokedKey } from '../monitors/monitors.service.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
@@ -92,6 +93,8 @@ export async function revokeKey(deps: KeyDeps, user: SessionUser, id: string) {
   await keyFor(deps.store, user, id)
   await updateKey(deps.store.db, id, { revoked_at: Date.now() })
   deps.keys.invalidate(id)
+  // SPEC Monitor activity: a revoked key pauses the monitors billed on it (rotation keeps the id, so they keep running).
+  await pauseMonitorsOfRevokedKey(deps.store, id)
 }
 
 /** The owner's member key limit: applied to every member key, existing and new. */

@@ -3,6 +3,7 @@ import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import { findUserByEmail } from '../accounts/accounts.store.ts'
 import { sha256, verifyPassword } from '../accounts/secrets.ts'
+import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'
 export const SESSION_TTL_MS = 7 * 24 * 3600_000
@@ -21,25 +22,18 @@ export async function login(store: Store, email: string, password: string) {
   if (!user || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
-  await store.db
-    .insertInto('sessions')
-    .values({ id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
-    .execute()
+  await insertSession(store.db, { id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
   return { token, user: { id: user.id, email: user.email, role: user.role } }
 }
 
-export async function sessionUser(store: Store, token: string | undefined): Promise<SessionUser> {
-  if (!token) throw new ApiError('unauthorized', 'not logged in: POST /v1/login first')
-  const row = await store.db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.email', 'u.role', 'u.account_id', 's.expires_at'])
-    .where('s.id_hash', '=', sha256(token))
-    .executeTakeFirst()
+/** `loginPath` is where this server serves login ({app_api_url}/v1/login), named in the 401. */
+export async function sessionUser(store: Store, token: string | undefined, loginPath: string): Promise<SessionUser> {
+  if (!token) throw new ApiError('unauthorized', `not logged in: POST ${loginPath} first`)
+  const row = await findSession(store.db, sha256(token))
   if (!row || row.expires_at <= Date.now()) throw new ApiError('unauthorized', 'session expired: log in again')
   return { id: row.id, email: row.email, role: row.role, accountId: row.account_id }
 }
 
 export async function logout(store: Store, token: string | undefined) {
-  if (token) await store.db.deleteFrom('sessions').where('id_hash', '=', sha256(token)).execute()
+  if (token) await deleteSession(store.db, sha256(token))
 }

@@ -17,7 +17,7 @@ export function webhookSettingsRoutes(app: FastifyInstance, services: Pick<Servi
   // The same {app}/api prefix as dashboard-api.routes.ts (the session cookie is scoped to it).
   const prefix = new URL(services.config.appUrl).pathname.replace(/\/$/, '') + '/api'
   const opts = { schema: { hide: true } }
-  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE])
+  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE], `${prefix}/v1/login`)
 
   app.get(`${prefix}/v1/webhook`, opts, async (req) => getWebhookSettings(services.store, await user(req)))
   app.put(`${prefix}/v1/webhook`, opts, async (req) => setWebhookUrl(services.store, await user(req), parseInput(PutWebhookBody, req).url))

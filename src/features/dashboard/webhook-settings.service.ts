@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto'
+import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import { findAccount, updateAccount } from '../accounts/accounts.store.ts'
 import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../accounts/secrets.ts'
+import { sendWebhook } from '../webhooks/webhook.deliver.ts'
+import { webhookHeaders } from '../webhooks/webhook.sign.ts'
 import { ensureWebhookSecret } from '../webhooks/webhooks.service.ts'
+import { insertDelivery } from '../webhooks/webhooks.store.ts'
+import { WEBHOOK_TIMEOUT_MS } from '../webhooks/webhooks.worker.ts'
+import { recentDeliveries } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
@@ -49,4 +56,69 @@ export async function rotateWebhookSecret(store: Store, user: SessionUser) {
   const secret = newWebhookSecret()
   await updateAccount(store.db, user.accountId, { webhook_secret: secret })
   return { secret }
+}
+
+const isoOrNull = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
+
+type DeliveryRow = Awaited<ReturnType<typeof recentDeliveries>>[number]
+
+function toDeliveryView(r: DeliveryRow) {
+  return {
+    id: r.id,
+    event: r.event,
+    url: r.url,
+    status: r.status,
+    attempts: r.attempts,
+    response_code: r.last_status_code,
+    error: r.last_error,
+    created_at: new Date(r.created_at).toISOString(),
+    delivered_at: isoOrNull(r.delivered_at),
+    next_attempt_at: r.status === 'queued' ? new Date(r.run_at).toISOString() : null,
+  }
+}
+
+/** The account's recent webhook deliveries (kept 7 days), newest first; every user of the account reads them. */
+export async function listDeliveries(store: Store, user: SessionUser, limit: number) {
+  const rows = await recentDeliveries(store.db, user.accountId, limit)
+  return { deliveries: rows.map(toDeliveryView) }
+}
+
+/**
+ * "Send test event": one signed `webhook.test` POST to the account's webhook URL, sent now (one
+ * attempt, no retries) through the same guard, signing and timeout as real deliveries, and recorded
+ * in the delivery list. Any user of the account may send one: it changes no setting.
+ */
+export async function sendTestEvent(store: Store, config: Pick<Config, 'allowPrivateNetwork'>, user: SessionUser) {
+  const row = await accountOf(store, user)
+  if (!row.webhook_url) throw new ApiError('invalid_request', 'set a webhook URL first')
+  const { secret } = await ensureWebhookSecret(store, user.accountId)
+  const id = randomUUID()
+  const now = Date.now()
+  const body = JSON.stringify({
+    event: 'webhook.test',
+    id,
+    created_at: new Date(now).toISOString(),
+    message: 'A test event sent from the Trawl dashboard. Verify its signature like any other event.',
+  })
+  const headers = webhookHeaders({ id, event: 'webhook.test', secret, body, now })
+  const result = await sendWebhook(row.webhook_url, headers, body, { allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: WEBHOOK_TIMEOUT_MS })
+  const done = Date.now()
+  const delivery = {
+    id,
+    account_id: user.accountId,
+    event: 'webhook.test' as const,
+    url: row.webhook_url,
+    payload: body,
+    status: result.ok ? ('delivered' as const) : ('failed' as const),
+    run_at: now,
+    lease_owner: null,
+    lease_expires_at: null,
+    attempts: 1,
+    last_error: result.ok ? null : result.error,
+    last_status_code: result.statusCode,
+    created_at: now,
+    delivered_at: result.ok ? done : null,
+  }
+  await insertDelivery(store.db, delivery)
+  return { delivery: toDeliveryView(delivery) }
 }

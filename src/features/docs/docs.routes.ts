@@ -1,42 +1,61 @@
-import type { FastifyInstance } from 'fastify'
-import { renderReference } from './reference.page.ts'
+import scalarReference, { type ApiReferenceConfiguration } from '@scalar/fastify-api-reference'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
-/** The OpenAPI document, generated from the same zod schemas that validate requests, and a page for people. */
+/** Scalar's reference, configured to load nothing but this server: no fonts, telemetry or hosted services. */
+const REFERENCE: Partial<ApiReferenceConfiguration> = {
+  url: '/v1/openapi.json',
+  pageTitle: 'Trawl API reference',
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  documentDownloadType: 'json',
+  operationTitleSource: 'summary',
+  // Every operation carries curl, JavaScript and Python samples (x-codeSamples); Scalar's own
+  // generated clients would repeat them.
+  hiddenClients: true,
+  defaultOpenAllTags: false,
+}
+
+/**
+ * /v1/openapi.json (generated from the routes' zod schemas; see openapi.document.ts), the
+ * reference for people at /docs (Scalar, its script served from node_modules by its Fastify
+ * plugin), and / pointing to it unless the dashboard lives there.
+ */
 export function docsRoutes(app: FastifyInstance) {
-  let page: string | undefined
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
-  app.get('/docs', { schema: { hide: true } }, async (_req, reply) => {
-    page ??= renderReference(app.swagger() as unknown as OpenApiDocument)
-    return reply.type('text/html; charset=utf-8').send(page)
-  })
+  // A dashboard mounted at the site's root (TRAWL_APP_URL with no path, registered before) keeps /.
+  if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/docs', 302))
+  app.register(scalarReference, { routePrefix: '/docs', configuration: REFERENCE, hooks: { onRequest: pageHeaders(app) }, logLevel: 'warn' })
 }
 
-export interface OpenApiDocument {
-  info: { title: string; version: string; description?: string }
-  paths: Record<string, Record<string, OpenApiOperation>>
+/**
+ * The page may load scripts, styles and fonts from this server only, so an offline install works
+ * and nothing leaves the browser; requests made with "Send" may also go to the document's server.
+ */
+function pageHeaders(app: FastifyInstance) {
+  let policy: string | undefined
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.url.endsWith('.js')) {
+      reply.header('cache-control', 'public, max-age=86400')
+      return
+    }
+    policy ??= contentSecurityPolicy(app)
+    reply.header('content-security-policy', policy)
+  }
 }
 
-export interface OpenApiOperation {
-  summary?: string
-  description?: string
-  tags?: string[]
-  parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema; description?: string }[]
-  requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
-  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>
-}
-
-export interface JsonSchema {
-  type?: string | string[]
-  properties?: Record<string, JsonSchema>
-  required?: string[]
-  enum?: unknown[]
-  items?: JsonSchema
-  anyOf?: JsonSchema[]
-  minimum?: number
-  maximum?: number
-  maxLength?: number
-  minLength?: number
-  default?: unknown
-  description?: string
-  pattern?: string
+function contentSecurityPolicy(app: FastifyInstance): string {
+  const servers = ((app.swagger() as { servers?: { url: string }[] }).servers ?? []).map((s) => new URL(s.url).origin)
+  return [
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${servers.join(' ')}`.trim(),
+    "frame-ancestors 'self'",
+  ].join('; ')
 }

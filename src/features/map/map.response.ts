@@ -13,3 +13,5 @@ export const MapResponse = z.object({
   ),
   meta: z.object({ request_id: z.string(), credits_used: z.number(), latency_ms: z.number().int(), count: z.number().int() }),
 })
+
+export type MapResponse = z.infer<typeof MapResponse>

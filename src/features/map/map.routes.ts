@@ -13,6 +13,7 @@ export function mapRoutes(app: FastifyInstance, deps: MapDeps & { usdPerCredit: 
     {
       config: { auth: 'key', billed: true },
       schema: {
+        operationId: 'map',
         summary: 'List a site’s URLs',
         tags: ['crawl'],
         description: 'From its sitemaps and the start page’s links; 1 credit when URLs were found, free otherwise.',

@@ -29,6 +29,6 @@ export function rankRoutes(app: FastifyInstance, deps: RankDeps & { usdPerCredit
     },
   }
   const response = { 200: RankResponse, ...errorResponses }
-  app.post('/v1/rank', { ...route, schema: { ...route.schema, body: RankParams, response } }, handler)
-  app.get('/v1/rank', { ...route, schema: { ...route.schema, querystring: RankParams, response } }, handler)
+  app.post('/v1/rank', { ...route, schema: { ...route.schema, operationId: 'rank', body: RankParams, response } }, handler)
+  app.get('/v1/rank', { ...route, schema: { ...route.schema, operationId: 'rankGet', querystring: RankParams, response } }, handler)
 }

@@ -1,14 +1,14 @@
+import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
+import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
 import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../search/billed-lookup.ts'
-import { askEngines, resolveEngineName } from '../search/engine-choice.ts'
-import type { SearchEngine } from '../search/engines/search-engine.ts'
 import { countryFromLocation } from '../search/search.params.ts'
-import type { OrganicResult, SearchRequest } from '../search/search.types.ts'
 import type { RankParams } from './rank.schema.ts'
 
 export interface RankDeps extends LookupDeps {
-  engines: Map<string, SearchEngine>
+  engines: Engines
 }
 
 export interface RankRequest {
@@ -89,7 +89,7 @@ export function runRank(deps: RankDeps, auth: AuthContext, req: RankRequest, opt
           device: req.device,
           ...(req.location && { location: req.location }),
         }
-        const answer = await askEngines(deps.engines, req.engine, (engine) => engine.search(search))
+        const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
         const results = answer.page.results.slice(0, req.num)
         return {
           request: req,

@@ -1,6 +1,7 @@
 import type { AnyNode, Element } from 'domhandler'
 import { absoluteUrl, isElement, isText, NON_CONTENT_TAGS } from './dom.utils.ts'
-import { codeLanguage, imageSource } from './markdown.convert.ts'
+import { imageSource, isNonImage } from './image.source.ts'
+import { codeLanguage } from './markdown.convert.ts'
 
 /**
  * Clean HTML of the main content: structure only, no class/style/id/data-* or event attributes,
@@ -45,7 +46,7 @@ export function serializeCleanHtml(nodes: readonly AnyNode[], baseUrl: string): 
       if (href) attrs += ` href="${escAttr(href)}"`
     } else if (name === 'img') {
       const src = absoluteUrl(imageSource(el), baseUrl)
-      if (!src) return
+      if (!src || isNonImage(el, src)) return
       attrs += ` src="${escAttr(src)}"`
       if (el.attribs.alt) attrs += ` alt="${escAttr(el.attribs.alt)}"`
     } else if (name === 'code' && el.parent && (el.parent as Element).name === 'pre') {

@@ -1,5 +1,6 @@
 import type { AnyNode, Element, ParentNode } from 'domhandler'
 import { absoluteUrl, BLOCK_TAGS, isElement, isText, rawText, textOf } from './dom.utils.ts'
+import { imageSource, isEmoji, isNonImage } from './image.source.ts'
 
 /**
  * Our own DOM -> Markdown/text writer over htmlparser2 nodes. Hand-written because turndown on
@@ -40,15 +41,6 @@ const SKIP = new Set([
   'map',
   'dialog',
 ])
-
-/** The image URL a browser would end up showing: lazy-loading attributes first, then src. */
-export function imageSource(el: Element): string | undefined {
-  const a = el.attribs
-  const lazy = a['data-src'] ?? a['data-lazy-src'] ?? a['data-original'] ?? a['data-url']
-  const src = a.src && !/^data:/i.test(a.src) ? a.src : undefined
-  const srcset = (a.srcset ?? a['data-srcset'])?.split(',')[0]?.trim().split(/\s+/)[0]
-  return src ?? lazy ?? srcset
-}
 
 function escapeInline(text: string): string {
   // Only what would change meaning in GFM: emphasis stars, code ticks, link brackets, and
@@ -248,10 +240,12 @@ class Writer {
         return '\n'
       case 'img': {
         const src = absoluteUrl(imageSource(el), this.o.baseUrl)
-        if (!src) return ''
+        const alt = (el.attribs.alt ?? '').replace(/\s+/g, ' ').trim()
+        // A tracking pixel says nothing; an emoji drawn as an image says its alt text.
+        if (!src || isNonImage(el, src)) return isEmoji(el) ? alt : ''
         this.o.images.push(src)
         if (this.o.plain) return ''
-        return `![${(el.attribs.alt ?? '').replace(/\s+/g, ' ').replace(/[[\]]/g, '').trim()}](${src.replace(/[()\s]/g, encodeURIComponent)})`
+        return `![${alt.replace(/[[\]]/g, '')}](${src.replace(/[()\s]/g, encodeURIComponent)})`
       }
       case 'a': {
         const text = this.inline(el.children)

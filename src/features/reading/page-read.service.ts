@@ -123,6 +123,8 @@ export function proxyForCountry(config: Pick<Config, 'proxyPools'>, country: str
 export function pageCacheKey(url: string, opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks'>): string {
   const parts = [url, opts.format, opts.includeLinks === true, opts.includeImages === true, opts.country ?? null]
   if (opts.discoverLinks) parts.push('page_links')
+  // Links and images now cover the whole page: reads stored when they covered the content only are not served for them.
+  if (opts.includeLinks || opts.includeImages) parts.push('assets:page')
   return `page:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`
 }
 

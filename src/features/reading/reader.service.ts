@@ -4,11 +4,12 @@ import { decodeText } from '../../net/body-decode.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
-import { absoluteUrl, findFirst, isElement, walkElements } from './dom.utils.ts'
+import { absoluteUrl, findFirst } from './dom.utils.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { serializeCleanHtml } from './html.serialize.ts'
-import { imageSource, writeMarkdown } from './markdown.convert.ts'
+import { writeMarkdown } from './markdown.convert.ts'
 import { extractFacts } from './metadata.extract.ts'
+import { contentAssets, mergeAssets, type PageAssets, pageAssets } from './page-assets.collect.ts'
 import { readPdf } from './pdf.read.ts'
 import { readabilityNodes } from './readability.fallback.ts'
 import type { ReadInput, ReadLink, ReadOptions, ReadResult } from './reading.types.ts'
@@ -27,6 +28,8 @@ interface Content {
   /** Set for PDFs and plain text, which have no DOM. */
   markdown?: string
   text?: string
+  /** With `assets`: every link of the page and its pictures outside furniture, read before pruning. */
+  page?: PageAssets
 }
 
 /** The page's `<base href>` wins over its URL for resolving relative links, as in a browser. */
@@ -35,11 +38,15 @@ function baseUrlOf(doc: Document, url: string): string {
   return absoluteUrl(base?.attribs.href, url) ?? url
 }
 
-/** Main content of an HTML page as DOM nodes: Trawl's extractor, Readability when it finds too little. */
-export function extractHtml(html: string, url: string): Content {
+/**
+ * Main content of an HTML page as DOM nodes: Trawl's extractor, Readability when it finds too
+ * little. With `assets`, also the whole page's links and images (`include_links`/`include_images`).
+ */
+export function extractHtml(html: string, url: string, assets = false): Content {
   const doc = parseDocument(html)
   const facts = extractFacts(doc, url)
   const baseUrl = baseUrlOf(doc, url)
+  const page = assets ? pageAssets(doc, baseUrl, url) : undefined
   pruneDocument(doc)
   const pick = pickContentRoot(doc)
   const good = pick ? (pick.stats.get(pick.root)?.good ?? 0) : 0
@@ -56,50 +63,10 @@ export function extractHtml(html: string, url: string): Content {
       nodes = [pick.root]
     }
   }
-  return { title: facts.title, publishedAt: facts.publishedAt, metadata: facts.metadata, nodes, baseUrl }
+  return { title: facts.title, publishedAt: facts.publishedAt, metadata: facts.metadata, nodes, baseUrl, page }
 }
 
-function collectLinksAndImages(nodes: AnyNode[], baseUrl: string, pageUrl: string): { links: ReadLink[]; images: string[] } {
-  const links = new Map<string, ReadLink>()
-  const images = new Set<string>()
-  const page = pageUrl.replace(/#.*$/, '')
-  const root = { children: nodes } as unknown as Document
-  walkElements(root, (el) => {
-    if (el.name === 'a') {
-      const url = absoluteUrl(el.attribs.href, baseUrl)
-      if (!url || !/^https?:/i.test(url) || url.replace(/#.*$/, '') === page) return
-      // An image-only link is named by the image's alt text.
-      const text = collectText(el) || imageAlt(el)
-      const known = links.get(url)
-      if (!known) links.set(url, { url, text })
-      else if (!known.text && text) known.text = text
-    } else if (el.name === 'img') {
-      const src = absoluteUrl(imageSource(el), baseUrl)
-      if (src && /^https?:/i.test(src)) images.add(src)
-    }
-  })
-  return { links: [...links.values()], images: [...images] }
-}
-
-function imageAlt(el: AnyNode): string {
-  let alt = ''
-  walkElements({ children: [el] } as unknown as Document, (c) => {
-    if (!alt && c.name === 'img') alt = (c.attribs.alt ?? '').replace(/\s+/g, ' ').trim()
-  })
-  return alt
-}
-
-function collectText(el: AnyNode): string {
-  let s = ''
-  const visit = (n: AnyNode) => {
-    if (n.type === 'text') s += (n as unknown as { data: string }).data
-    else if (isElement(n)) n.children.forEach(visit)
-  }
-  visit(el)
-  return s.replace(/\s+/g, ' ').trim()
-}
-
-async function contentOf(input: ReadInput): Promise<Content> {
+async function contentOf(input: ReadInput, assets: boolean): Promise<Content> {
   if (input.contentType === 'pdf') {
     const pdf = await readPdf(input.body)
     return { ...pdf, nodes: null, baseUrl: input.url }
@@ -108,7 +75,7 @@ async function contentOf(input: ReadInput): Promise<Content> {
   if (input.contentType === 'text') {
     return { title: null, publishedAt: null, metadata: {}, nodes: null, baseUrl: input.url, markdown: text.trim(), text: text.trim() }
   }
-  return extractHtml(text, input.url)
+  return extractHtml(text, input.url, assets)
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
@@ -119,7 +86,7 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
  * has `empty: true` and '' as content, and the route reports `empty_page`.
  */
 export async function readDocument(input: ReadInput, opts: ReadOptions): Promise<ReadResult> {
-  const c = await contentOf(input)
+  const c = await contentOf(input, !!(opts.includeLinks || opts.includeImages))
   let content: string
   let plainForHighlights: string | undefined
   const sink = { links: [] as ReadLink[], images: [] as string[] }
@@ -140,7 +107,8 @@ export async function readDocument(input: ReadInput, opts: ReadOptions): Promise
     result.highlights = rankHighlights(plainForHighlights ?? content, opts.query, Math.min(opts.highlights, 10))
   }
   if (opts.includeLinks || opts.includeImages) {
-    const found = c.nodes ? collectLinksAndImages(c.nodes, c.baseUrl, input.url) : { links: [], images: [] }
+    const inText = c.nodes ? contentAssets(c.nodes, c.baseUrl, input.url) : { links: [], images: [] }
+    const found = mergeAssets(inText, c.page)
     if (opts.includeLinks) result.links = found.links
     if (opts.includeImages) result.images = found.images
   }

@@ -1,20 +1,37 @@
 import { z } from 'zod'
 
-/** /v1/extract and /v1/webpage responses (SPEC "Extract"), for the OpenAPI document. */
-const PageResult = z.object({
+/** /v1/extract and /v1/webpage responses (SPEC "Extract"): the OpenAPI document and the types (reading.types.ts). */
+export const PageMetadata = z.looseObject({
+  description: z.string().optional(),
+  author: z.string().optional(),
+  language: z.string().optional(),
+  site_name: z.string().optional(),
+  canonical_url: z.string().optional(),
+  modified_at: z.string().optional(),
+  open_graph: z.record(z.string(), z.string()).optional(),
+  twitter: z.record(z.string(), z.string()).optional(),
+  json_ld_type: z.union([z.string(), z.array(z.string())]).optional(),
+  pages: z.number().int().optional().describe("PDFs: page count, beside the document's own producer fields"),
+})
+
+export const ReadLink = z.object({ url: z.string(), text: z.string() })
+
+export const Highlight = z.object({ text: z.string(), score: z.number(), heading: z.string().nullable() })
+
+export const PageResult = z.object({
   url: z.string().describe('final URL, after redirects'),
   status_code: z.number().int(),
   title: z.string().nullable(),
   published_at: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).describe('description, author, language, site_name, canonical_url, open_graph, twitter, json_ld_type'),
+  metadata: PageMetadata,
   cached: z.boolean(),
   cached_at: z.string().optional(),
   markdown: z.string().optional(),
   text: z.string().optional(),
   html: z.string().optional(),
-  links: z.array(z.object({ url: z.string(), text: z.string() })).optional(),
+  links: z.array(ReadLink).optional(),
   images: z.array(z.string()).optional(),
-  highlights: z.array(z.object({ text: z.string(), score: z.number(), heading: z.string().nullable() })).optional(),
+  highlights: z.array(Highlight).optional(),
 })
 
 const Failure = z.object({
@@ -30,5 +47,10 @@ export const ExtractResponse = z.object({
 })
 
 export const WebpageResponse = PageResult.extend({
-  meta: z.record(z.string(), z.unknown()),
+  meta: z.object({
+    request_id: z.string(),
+    credits_used: z.number(),
+    latency_ms: z.number().int(),
+    empty_page: z.literal(true).optional().describe('no readable content was found; not billed'),
+  }),
 })

@@ -16,6 +16,7 @@ export function readingRoutes(app: FastifyInstance, deps: ReadingDeps & { usdPer
     {
       config,
       schema: {
+        operationId: 'extract',
         summary: 'Read up to 20 pages',
         tags: ['reading'],
         description: 'Pages as Markdown, text or HTML, 5 at a time. 200 even when some or all fail; failures are listed in failed[] and cost nothing.',
@@ -37,6 +38,7 @@ export function readingRoutes(app: FastifyInstance, deps: ReadingDeps & { usdPer
     {
       config,
       schema: {
+        operationId: 'webpage',
         summary: 'Read one page',
         tags: ['reading'],
         description: 'One page (HTML or PDF) as Markdown, text or HTML. 1 credit; 0.5 from the cache with max_age.',

@@ -1,4 +1,9 @@
-/** Shapes of the page-reading core shared by /v1/webpage, /v1/extract, crawl and monitors. */
+/**
+ * Shapes of the page-reading core shared by /v1/webpage, /v1/extract, crawl and monitors. The ones
+ * sent to callers are inferred from reading.response.ts, their one definition.
+ */
+import type { z } from 'zod'
+import type * as R from './reading.response.ts'
 
 export type ReadFormat = 'markdown' | 'text' | 'html'
 export type ReadContentType = 'html' | 'xhtml' | 'pdf' | 'text'
@@ -24,31 +29,9 @@ export interface ReadOptions {
   highlights?: number
 }
 
-export interface PageMetadata {
-  description?: string
-  author?: string
-  language?: string
-  site_name?: string
-  canonical_url?: string
-  modified_at?: string
-  open_graph?: Record<string, string>
-  twitter?: Record<string, string>
-  json_ld_type?: string | string[]
-  /** PDFs: page count and the document's own producer fields. */
-  pages?: number
-  [key: string]: unknown
-}
-
-export interface Highlight {
-  text: string
-  score: number
-  heading: string | null
-}
-
-export interface ReadLink {
-  url: string
-  text: string
-}
+export type PageMetadata = z.infer<typeof R.PageMetadata>
+export type Highlight = z.infer<typeof R.Highlight>
+export type ReadLink = z.infer<typeof R.ReadLink>
 
 export interface ReadResult {
   title: string | null

@@ -2,6 +2,7 @@ import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { reserve, settle } from '../credits/credits.service.ts'
 import { toCredits } from '../credits/money.ts'
+import { type Billing, REALTIME } from '../search/billed-lookup.ts'
 import { type ReadingDeps, type ReadingOutcome, readOptionsOf, timeoutMessage } from './extract.service.ts'
 import { type PageRead, type PageResult, pageError, pagePriceMc, proxyForCountry, readPage } from './page-read.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type WebpageParams } from './reading.schema.ts'
@@ -15,24 +16,32 @@ export interface WebpageResponseBody extends PageResult {
  * matching error (400 invalid_request, 503 upstream_* with Retry-After), refunded. A page with no
  * readable content is 200 with empty content and `meta.empty_page`, also free (README "Decisions").
  */
-export async function runWebpage(deps: ReadingDeps, auth: AuthContext, params: WebpageParams, requestId: string): Promise<ReadingOutcome<WebpageResponseBody>> {
+export async function runWebpage(
+  deps: ReadingDeps,
+  auth: AuthContext,
+  params: WebpageParams,
+  requestId: string,
+  /** Batch jobs pass prepaid: nothing reserved here, the price of the read (times `factor`) is reported for the job to settle. */
+  billing: Billing = REALTIME,
+): Promise<ReadingOutcome<WebpageResponseBody>> {
   const started = performance.now()
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
   const opts = { ...readOptionsOf(params), timeoutMs: timeout * 1000 }
   if (opts.country) proxyForCountry(deps.config, opts.country)
 
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
-  const reservation = await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage')
+  const reservation = billing.mode === 'realtime' ? await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage') : null
   let page: PageRead
   try {
     page = await readPage(deps, params.url, opts, params.max_age)
   } catch (err) {
-    await settle(deps.store, reservation, 0)
+    if (reservation) await settle(deps.store, reservation, 0)
     const e = pageError(err, deps.log)
     throw e.code === 'upstream_timeout' ? new ApiError('upstream_timeout', timeoutMessage(timeout), e.opts) : e
   }
-  const usedMc = page.empty ? 0 : pagePriceMc(page.cached)
-  const balanceMc = await settle(deps.store, reservation, usedMc)
+  const priceMc = page.empty ? 0 : pagePriceMc(page.cached)
+  const usedMc = billing.mode === 'prepaid' ? Math.round(priceMc * billing.factor) : billing.mode === 'free' ? 0 : priceMc
+  const balanceMc = reservation ? await settle(deps.store, reservation, usedMc) : null
   const meta: WebpageResponseBody['meta'] = {
     request_id: requestId,
     credits_used: toCredits(usedMc),

@@ -38,6 +38,17 @@ export interface LookupPlan<B extends LookupBody> {
   enrich?: { reserveMc: number; run(body: B, fromCache: boolean): Promise<{ body: B; usedMc: number }> }
 }
 
+/**
+ * Who pays and how. `realtime`: reserve before the work, settle after (the HTTP endpoints).
+ * `prepaid`: the caller has already charged for the work (a batch job at half price) and settles
+ * the difference itself; the lookup only reports what the delivered body costs at `factor` times
+ * the realtime price (0.5 for batches).
+ * `free`: nobody pays (the keyless playground): no account, no reservation, no ledger row;
+ * credits_used is 0. The `auth` argument is never read.
+ */
+export type Billing = { mode: 'realtime' } | { mode: 'prepaid'; factor: number } | { mode: 'free' }
+export const REALTIME: Billing = { mode: 'realtime' }
+
 export interface LookupOutcome<B> {
   body: B
   usedMc: number
@@ -61,7 +72,10 @@ export async function runBilledLookup<B extends LookupBody>(
   auth: AuthContext,
   plan: LookupPlan<B>,
   requestId: string,
+  billing: Billing = REALTIME,
 ): Promise<LookupOutcome<B>> {
+  if (billing.mode === 'prepaid') return prepaidLookup(deps, plan, requestId, billing.factor)
+  if (billing.mode === 'free') return prepaidLookup(deps, plan, requestId, 0)
   const started = performance.now()
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
   const cacheKey = lookupCacheKey(plan.request)
@@ -111,6 +125,35 @@ export async function runBilledLookup<B extends LookupBody>(
     ...(hit && { cached: true, cached_at: hit.cachedAt }),
   }
   return { body: { ...body, meta }, usedMc, balanceMc, cacheHit: hit != null, cacheKey }
+}
+
+/**
+ * The lookup without the realtime billing around it: cache (with max_age), engines, cache write,
+ * enrichment. Prices are `factor` times the realtime price of what was delivered.
+ */
+async function prepaidLookup<B extends LookupBody>(deps: LookupDeps, plan: LookupPlan<B>, requestId: string, factor: number): Promise<LookupOutcome<B>> {
+  const started = performance.now()
+  const cacheKey = lookupCacheKey(plan.request)
+  const hit = plan.maxAge ? await cachedBody<B>(deps, cacheKey, plan.maxAge) : null
+  let body = hit ? hit.body : await plan.live()
+  const delivered = plan.deliveredMc(body)
+  let usedMc = hit ? cacheHitPriceMc(delivered) : delivered
+  if (!hit && delivered > 0 && plan.cacheable !== false)
+    await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+  if (plan.enrich && delivered > 0) {
+    const enriched = await plan.enrich.run(body, hit != null)
+    body = enriched.body
+    usedMc += enriched.usedMc
+  }
+  usedMc = Math.round(usedMc * factor)
+  const meta = {
+    ...body.meta,
+    request_id: requestId,
+    credits_used: toCredits(usedMc),
+    latency_ms: elapsed(started),
+    ...(hit && { cached: true, cached_at: hit.cachedAt }),
+  }
+  return { body: { ...body, meta }, usedMc, balanceMc: null, cacheHit: hit != null, cacheKey }
 }
 
 export const elapsed = (started: number) => Math.round(performance.now() - started)

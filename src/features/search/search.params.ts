@@ -20,23 +20,82 @@ function isRegion(code: string) {
   }
 }
 
-/** Lower-cased country name -> code, for "location ending in a country name also sets country". */
-const COUNTRY_BY_NAME: Map<string, string> = (() => {
+/**
+ * A current ISO 3166 code. CLDR still names withdrawn codes after the country that replaced them
+ * (FX "France", UK, DD "Germany", YU, ZR, TP, BU…): their canonical form is the other code.
+ */
+function isCurrentCode(code: string) {
+  return Intl.getCanonicalLocales(`und-${code}`)[0] === `und-${code}`
+}
+
+/** Every country name the location lookup knows (CLDR English names) -> lower-case code; current codes only. */
+export const COUNTRY_NAMES: ReadonlyMap<string, string> = (() => {
   const map = new Map<string, string>()
   for (let a = 65; a <= 90; a++) {
     for (let b = 65; b <= 90; b++) {
       const code = String.fromCharCode(a, b)
-      const name = regionNames.of(code)
-      if (name && name !== code) map.set(name.toLowerCase(), code.toLowerCase())
+      if (isRegion(code) && isCurrentCode(code)) map.set(regionNames.of(code) as string, code.toLowerCase())
     }
   }
-  map.set('usa', 'us').set('united states of america', 'us').set('uk', 'gb').set('england', 'gb')
   return map
 })()
 
+// Everyday and Google-location names CLDR spells differently. They never replace a CLDR name.
+const OTHER_COUNTRY_NAMES: Record<string, string> = {
+  usa: 'us',
+  'united states of america': 'us',
+  uk: 'gb',
+  'great britain': 'gb',
+  england: 'gb',
+  scotland: 'gb',
+  wales: 'gb',
+  'northern ireland': 'gb',
+  'hong kong': 'hk',
+  macao: 'mo',
+  macau: 'mo',
+  'czech republic': 'cz',
+  turkey: 'tr',
+  'ivory coast': 'ci',
+  myanmar: 'mm',
+  burma: 'mm',
+  'democratic republic of the congo': 'cd',
+  'dr congo': 'cd',
+  'republic of the congo': 'cg',
+  'the bahamas': 'bs',
+  'the gambia': 'gm',
+  'the netherlands': 'nl',
+  palestine: 'ps',
+  'east timor': 'tl',
+  swaziland: 'sz',
+  macedonia: 'mk',
+  'cabo verde': 'cv',
+}
+
+/** Lookup key: case, accents, curly apostrophes, "&" for "and" and "St." for "Saint" do not matter. */
+function nameKey(name: string) {
+  return name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[’‘`´]/g, "'")
+    .replace(/\s*&\s*/g, ' and ')
+    .replace(/\bst\.?\s/g, 'saint ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+const COUNTRY_BY_KEY: Map<string, string> = (() => {
+  const map = new Map<string, string>()
+  for (const [name, code] of COUNTRY_NAMES) map.set(nameKey(name), code)
+  // Exact names first: another name must not take a country name (Georgia, not a US-state alias).
+  for (const [name, code] of Object.entries(OTHER_COUNTRY_NAMES)) if (!map.has(nameKey(name))) map.set(nameKey(name), code)
+  return map
+})()
+
+/** The country a location names last ("Paris, France" -> fr), if it is a country name. */
 export function countryFromLocation(location: string): string | undefined {
-  const last = location.split(',').pop()?.trim().toLowerCase()
-  return last ? COUNTRY_BY_NAME.get(last) : undefined
+  const last = location.split(',').pop()
+  return last ? COUNTRY_BY_KEY.get(nameKey(last)) : undefined
 }
 
 export const q = z.string({ error: 'q must be a string' }).trim().min(1, 'q must not be empty').max(2048, 'q must be at most 2,048 characters')

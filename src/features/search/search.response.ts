@@ -1,42 +1,38 @@
 import { z } from 'zod'
+import { OrganicResult, ParseQuality, SearchSections } from '../../engines/results.schema.ts'
 
-/** The /v1/search response for the OpenAPI document (format=json; compact and fields= trim it). */
-const Sitelink = z.object({ title: z.string(), link: z.string() })
-
-const OrganicResult = z.object({
-  position: z.number().int(),
-  title: z.string(),
-  link: z.string(),
-  domain: z.string(),
-  displayed_link: z.string().optional(),
-  snippet: z.string().optional(),
-  date: z.string().optional(),
-  sitelinks: z.array(Sitelink).optional(),
-  content: z.string().optional().describe('with include_content: the page as Markdown'),
-  content_error: z.object({ code: z.string(), message: z.string() }).optional(),
-})
-
+/**
+ * The /v1/search response (format=json): the one definition of these shapes. The OpenAPI document
+ * is generated from it and the TypeScript types are inferred from it (engines/engine.types.ts). SPEC's item
+ * fields are required and nullable: format=json sends every one, null when unknown, [] for an empty
+ * list (output/stable-shape.ts). Optional keys are the ones that may be absent on purpose.
+ * format=compact and fields= trim it.
+ */
 export const SearchMeta = z.object({
   request_id: z.string(),
   credits_used: z.number(),
   cached: z.boolean(),
-  cached_at: z.string().optional(),
+  cached_at: z.string().optional().describe('present for cached results'),
   engine: z.string(),
-  route: z.array(z.record(z.string(), z.unknown())).describe('one entry per upstream attempt'),
+  route: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe(
+      'one entry per upstream attempt: engine, host, status, outcome (ok, blocked, timeout, error, or skipped for a provider auto/consensus passed over), reason, ms',
+    ),
+  providers: z
+    .record(z.string(), z.number().int())
+    .optional()
+    .describe('engine=consensus: each provider that returned results, with its result count (one page billed each)'),
   latency_ms: z.number().int(),
-  parse_quality: z.enum(['ok', 'partial', 'empty']),
+  parse_quality: ParseQuality,
   resolved_urls: z.boolean(),
 })
 
 export const SearchResponse = z.object({
   request: z.record(z.string(), z.unknown()).describe('the normalised request, defaults filled in'),
   results: z.array(OrganicResult),
-  people_also_ask: z.array(z.object({ question: z.string(), snippet: z.string().optional(), link: z.string().optional() })).optional(),
-  related_searches: z.array(z.object({ query: z.string() })).optional(),
-  knowledge_graph: z.record(z.string(), z.unknown()).optional(),
-  answer_box: z.record(z.string(), z.unknown()).optional(),
-  top_stories: z.array(z.record(z.string(), z.unknown())).optional(),
-  places: z.array(z.record(z.string(), z.unknown())).optional(),
-  ads: z.array(z.record(z.string(), z.unknown())).optional(),
+  ...SearchSections.shape,
   meta: SearchMeta,
 })
+
+export type SearchResponse = z.infer<typeof SearchResponse>

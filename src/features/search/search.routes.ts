@@ -26,6 +26,6 @@ export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerCr
     },
   }
   const response = { 200: SearchResponse, ...errorResponses }
-  app.get('/v1/search', { ...route, schema: { ...route.schema, querystring: SearchParams, response } }, handler)
-  app.post('/v1/search', { ...route, schema: { ...route.schema, body: SearchParams, response } }, handler)
+  app.get('/v1/search', { ...route, schema: { ...route.schema, operationId: 'searchGet', querystring: SearchParams, response } }, handler)
+  app.post('/v1/search', { ...route, schema: { ...route.schema, operationId: 'search', body: SearchParams, response } }, handler)
 }

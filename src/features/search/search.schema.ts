@@ -28,7 +28,11 @@ export const SearchParams = z
     format: p.format.optional().describe('json (default), compact or markdown'),
     fields: p.fields.optional().describe('projection, e.g. results.title,results.link'),
     max_age: p.maxAge.optional().describe('accept a cached result up to this many seconds old, at half price'),
-    engine: p.engine.optional().describe('google (default) or auto (fall back when blocked)'),
+    engine: p.engine
+      .optional()
+      .describe(
+        'google (default), bing, duckduckgo, brave, mojeek, startpage or wikipedia; a comma-separated list or array of them (tried in that order); auto (fall back across providers when one is blocked, slow or unreadable); or consensus (several providers in parallel, merged by URL)',
+      ),
     include_domains: p.domainList('include_domains').optional().describe('up to 20 domains, path prefixes or TLDs (.gov) to keep'),
     exclude_domains: p.domainList('exclude_domains').optional().describe('up to 20 domains, path prefixes or TLDs to drop'),
   })

@@ -1,19 +1,20 @@
+import { askConsensus, askEngines, type EngineNeed, planEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import { mergeByUrl } from '../../engines/consensus.merge.ts'
+import type { OrganicResult, ParsedSearchPage, SearchRequest } from '../../engines/engine.types.ts'
+import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
 import { type PageReadDeps, pagePriceMc } from '../reading/page-read.service.ts'
-import { type LookupOutcome, liveMeta, runBilledLookup } from './billed-lookup.ts'
-import { askEngines, resolveEngineName } from './engine-choice.ts'
-import type { SearchEngine } from './engines/search-engine.ts'
+import { type Billing, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from './billed-lookup.ts'
 import { countryFromLocation } from './search.params.ts'
 import type { SearchParams } from './search.schema.ts'
-import type { OrganicResult, ParsedSearchPage, SearchRequest } from './search.types.ts'
 import { attachContent } from './search-content.service.ts'
 
 /** The page-reading deps (cache, log, cacheTtlMs, config) serve include_content too. */
 export interface SearchDeps extends PageReadDeps {
   store: Store
-  engines: Map<string, SearchEngine>
+  engines: Engines
 }
 
 export interface SearchOptions {
@@ -31,7 +32,7 @@ export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_qualit
 
 /** Fills defaults and folds aliases so equal requests share one cache entry (SPEC `request`). */
 export function normaliseSearch(p: SearchParams, auth: AuthContext): SearchRequest {
-  const engine = resolveEngineName(p.engine, auth)
+  const engine = resolveEngineName(p.engine, auth, { consensus: true })
   const country = p.country ?? (p.location ? countryFromLocation(p.location) : undefined) ?? 'us'
   const req: SearchRequest = {
     endpoint: 'search',
@@ -61,8 +62,20 @@ export function normaliseSearch(p: SearchParams, auth: AuthContext): SearchReque
  * settle: the price of the depth delivered, nothing on empty pages or failures, and one credit per
  * result page actually read.
  */
-export function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchRequest, opts: SearchOptions, requestId: string): Promise<SearchOutcome> {
+export function runSearch(
+  deps: SearchDeps,
+  auth: AuthContext,
+  req: SearchRequest,
+  opts: SearchOptions,
+  requestId: string,
+  /** Batch jobs pass prepaid: charged when queued, settled by the job. */
+  billing: Billing = REALTIME,
+): Promise<SearchOutcome> {
   const started = performance.now()
+  const need: EngineNeed = { vertical: 'search', params: sentParams(req) }
+  // A choice that cannot serve the request is a 400 before anything is reserved.
+  const planned = planEngines(deps.engines, req.engine, need)
+  const consensus = req.engine === 'consensus'
   const contentCount = Math.min(opts.includeContent ?? 0, req.num)
   return runBilledLookup<SearchResponseBody>(
     deps,
@@ -70,10 +83,11 @@ export function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchReques
     {
       endpoint: '/v1/search',
       request: req,
-      priceMc: searchPriceMc(req.num),
-      deliveredMc: (body) => deliveredSearchPriceMc(req.num, body.results.length),
+      // consensus: one page per provider that returned results (SPEC), so one is held per provider asked.
+      priceMc: searchPriceMc(req.num) * (consensus ? planned.length : 1),
+      deliveredMc: (body) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length)),
       maxAge: opts.maxAge,
-      live: () => liveSearch(deps, req, requestId, started),
+      live: () => (consensus ? liveConsensus(deps, req, need, requestId, started) : liveSearch(deps, req, need, requestId, started)),
       enrich:
         contentCount > 0
           ? {
@@ -88,11 +102,12 @@ export function runSearch(deps: SearchDeps, auth: AuthContext, req: SearchReques
           : undefined,
     },
     requestId,
+    billing,
   )
 }
 
-async function liveSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
-  const answer = await askEngines(deps.engines, req.engine, (engine) => engine.search(req))
+async function liveSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
+  const answer = await askEngines(deps.engines, req.engine, need, (engine) => engine.search(req))
   // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
   const results = answer.page.results.slice(0, req.num)
   const { parse_quality, total_results: _total, results: _all, ...sections } = answer.page
@@ -102,4 +117,38 @@ async function liveSearch(deps: SearchDeps, req: SearchRequest, requestId: strin
     ...sections,
     meta: liveMeta(requestId, answer, started, results.length, parse_quality),
   }
+}
+
+/**
+ * engine=consensus: the providers asked in parallel under one deadline, their organic results
+ * merged by canonical URL (mergeByUrl). The feature blocks (answer box, knowledge graph, …) come
+ * from the first provider in table order that has them. `meta.engine` names every provider that
+ * answered, `meta.providers` each one's result count (what is billed).
+ */
+async function liveConsensus(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
+  const { answers, attempts } = await askConsensus(deps.engines, need, (engine, signal) => engine.search(req, signal))
+  const results = mergeByUrl(answers.map((a) => ({ engine: a.engine, results: a.page.results.slice(0, req.num) }))).slice(0, req.num)
+  const sections: Partial<SearchResponseBody> = {}
+  for (const key of SECTION_KEYS) {
+    const from = answers.find((a) => a.page[key] !== undefined && !(Array.isArray(a.page[key]) && a.page[key].length === 0))
+    if (from) Object.assign(sections, { [key]: from.page[key] })
+  }
+  const quality = answers.some((a) => a.page.parse_quality === 'partial') ? 'partial' : 'ok'
+  const engine = answers.map((a) => a.engine).join(',') || 'consensus'
+  const meta = liveMeta(requestId, { engine, attempts }, started, results.length, quality)
+  return {
+    request: req,
+    results,
+    ...sections,
+    meta: { ...meta, providers: Object.fromEntries(answers.map((a) => [a.engine, Math.min(a.page.results.length, req.num)])) },
+  }
+}
+
+const SECTION_KEYS = ['people_also_ask', 'related_searches', 'knowledge_graph', 'answer_box', 'top_stories', 'places', 'ads'] as const
+
+/** The sum of one page of depth `num` per provider that returned results. */
+function consensusPriceMc(num: number, body: SearchResponseBody): number {
+  if (body.results.length === 0) return 0
+  const counts = Object.values((body.meta.providers ?? {}) as Record<string, number>)
+  return counts.reduce((sum, n) => sum + deliveredSearchPriceMc(num, n), 0)
 }

@@ -21,7 +21,8 @@ export function signStandard(secret: string, id: string, timestamp: number, rawB
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${rawBody}`).digest('base64')}`
 }
 
-export type WebhookEvent = 'crawl.completed' | 'batch.completed' | 'monitor.results'
+/** `webhook.test`: the dashboard's "send test event" (sent once, not retried). */
+export type WebhookEvent = 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'webhook.test'
 
 /** Every header of one attempt; signed afresh each time, so a rotated secret applies at once. */
 export function webhookHeaders(input: { id: string; event: WebhookEvent; secret: string; body: string; now?: number }): Record<string, string> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
+import { wakeJobs } from '../../jobs/runner.ts'
 import type { Store, Tx } from '../../store/database.ts'
 import { newWebhookSecret } from '../accounts/secrets.ts'
 import type { WebhookEvent } from './webhook.sign.ts'
@@ -21,16 +22,8 @@ export interface EnqueueWebhookInput {
 /** Batch/crawl/monitor view of a delivery (SPEC "Batch webhook_status"). */
 export type WebhookStatus = 'pending' | 'delivered' | 'failed'
 
-// Workers in this process that share a Store are woken at once instead of at their next poll.
-const wakers = new WeakMap<Store, Set<() => void>>()
-
-/** Registers a worker's wake-up for new deliveries on `store`; returns the unsubscribe. */
-export function onWebhookEnqueued(store: Store, wake: () => void): () => void {
-  const set = wakers.get(store) ?? new Set()
-  wakers.set(store, set)
-  set.add(wake)
-  return () => set.delete(wake)
-}
+/** The job kind that delivers webhooks: what `wakeJobs(store, WEBHOOK_JOB)` wakes. */
+export const WEBHOOK_JOB = 'webhook'
 
 /**
  * Queues a signed webhook for delivery by the webhook worker. Returns null when there is nowhere
@@ -63,7 +56,7 @@ export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, t
     created_at: now,
     delivered_at: null,
   })
-  for (const wake of wakers.get(store) ?? []) wake()
+  wakeJobs(store, WEBHOOK_JOB)
   return { id }
 }
 

@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
-import { claimDue } from '../../jobs/lease.ts'
+import { type JobContext, type JobKind, startJobRunner, wakeJobs } from '../../jobs/runner.ts'
 import type { AddressPolicy } from '../../net/address-policy.ts'
 import type { Services } from '../../services.ts'
 import type { WebhookDeliveryRow } from '../../store/schema.ts'
 import { sendWebhook } from './webhook.deliver.ts'
 import { webhookHeaders } from './webhook.sign.ts'
-import { ensureWebhookSecret, onWebhookEnqueued } from './webhooks.service.ts'
+import { ensureWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
 import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt, pruneFinished } from './webhooks.store.ts'
 
 /** SPEC "Events": up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
@@ -20,7 +18,6 @@ const KEEP_FINISHED_MS = 7 * 24 * 3600_000
 const PRUNE_EVERY_MS = 3600_000
 
 export interface WebhookWorkerOptions {
-  workerId?: string
   /** How often due deliveries are looked for; default min(1 s, TRAWL_SCHEDULER_POLL_MS). */
   pollMs?: number
   /** Per attempt; default 10 s (SPEC). Tests use less rather than wait. */
@@ -43,31 +40,28 @@ export interface WebhookWorker {
 export const retryDelayMs = (attempt: number, baseMs: number) => Math.min(baseMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS)
 
 /**
- * Delivers queued webhooks. Rows are claimed with a lease (jobs/lease.ts) that outlasts any attempt,
- * so a process killed mid-delivery leaves a row another worker claims once the lease expires: a
- * delivery is never lost, and the receiver deduplicates on X-Trawl-Delivery if that attempt had
- * in fact arrived. Any number of workers may share the database.
+ * Delivers queued webhooks on the job runner (jobs/runner.ts). A delivery's lease outlasts any
+ * attempt, so a process killed mid-delivery leaves a row another worker claims once the lease
+ * expires: a delivery is never lost, and the receiver deduplicates on X-Trawl-Delivery if that
+ * attempt had in fact arrived. Any number of workers may share the database.
  */
 export function startWebhookWorker(services: Pick<Services, 'config' | 'store'>, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): WebhookWorker {
+  return startJobRunner(services.store, log, webhookJobKind(services, log, opts), services.config.schedulerPollMs)
+}
+
+export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): JobKind {
   const { config, store } = services
-  const workerId = opts.workerId ?? `webhooks-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
   const timeoutMs = opts.attemptTimeoutMs ?? WEBHOOK_TIMEOUT_MS
   const retryBaseMs = opts.retryBaseMs ?? config.webhookRetryBaseMs
   const maxAttempts = opts.maxAttempts ?? WEBHOOK_MAX_ATTEMPTS
-  const concurrency = opts.concurrency ?? 16
-  const leaseMs = timeoutMs + 30_000
-  const inFlight = new Set<Promise<void>>()
-  const timers = new Set<NodeJS.Timeout>()
-  let stopped = false
-  let current: Promise<void> | null = null
-  let again = false
   let lastPrune = 0
 
-  const attempt = async (id: string) => {
+  const attempt = async (id: string, ctx: JobContext) => {
+    await pruneNow()
     const row = await findDelivery(store.db, id)
-    if (!row || row.lease_owner !== workerId) return
+    if (!row || row.lease_owner !== ctx.workerId) return
     const outcome = await runAttempt(row)
-    if (!(await finishAttempt(store.db, id, workerId, outcome))) {
+    if (!(await finishAttempt(store.db, id, ctx.workerId, outcome))) {
       log.warn({ delivery: id }, 'webhook lease lost before the attempt was recorded; another worker owns it now')
       return
     }
@@ -76,10 +70,17 @@ export function startWebhookWorker(services: Pick<Services, 'config' | 'store'>,
     else if (outcome.status === 'failed') log.warn({ ...context, error: outcome.last_error }, 'webhook failed after its last attempt')
     else {
       log.info({ ...context, error: outcome.last_error }, 'webhook attempt failed; retrying')
-      wakeIn(outcome.run_at - Date.now())
+      // The poll would find the retry too; this makes a short backoff punctual.
+      setTimeout(() => wakeJobs(store, WEBHOOK_JOB), Math.max(0, outcome.run_at - Date.now())).unref()
     }
   }
 
+  const pruneNow = async () => {
+    if (Date.now() - lastPrune < PRUNE_EVERY_MS) return
+    lastPrune = Date.now()
+    const pruned = await pruneFinished(store.db, lastPrune - KEEP_FINISHED_MS)
+    if (pruned > 0) log.debug({ pruned }, 'pruned old webhook deliveries')
+  }
   const runAttempt = async (row: WebhookDeliveryRow): Promise<AttemptOutcome> => {
     // Attempts interrupted by crashes count too: a row claimed past the limit is not sent again.
     if (row.attempts > maxAttempts) {
@@ -107,72 +108,14 @@ export function startWebhookWorker(services: Pick<Services, 'config' | 'store'>,
     return { ...failure, status: 'queued', run_at: now + retryDelayMs(row.attempts, retryBaseMs) }
   }
 
-  const track = (p: Promise<void>) => {
-    const tracked = p
-      .catch((err) => log.error({ err }, 'webhook attempt could not be recorded; the lease will expire and it is retried'))
-      .finally(() => {
-        inFlight.delete(tracked)
-        tick() // room for the next due delivery
-      })
-    inFlight.add(tracked)
-  }
-
-  const claimAndStart = async () => {
-    if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
-      lastPrune = Date.now()
-      const pruned = await pruneFinished(store.db, lastPrune - KEEP_FINISHED_MS)
-      if (pruned > 0) log.debug({ pruned }, 'pruned old webhook deliveries')
-    }
-    do {
-      again = false
-      while (!stopped && inFlight.size < concurrency) {
-        const ids = await claimDue(store, DELIVERIES, { workerId, leaseMs, limit: concurrency - inFlight.size })
-        if (ids.length === 0) break
-        for (const id of ids) track(attempt(id))
-      }
-    } while (again && !stopped)
-  }
-
-  // One claim loop at a time; a wake-up during it makes the loop look once more.
-  const tick = () => {
-    if (stopped) return
-    if (current) {
-      again = true
-      return
-    }
-    current = claimAndStart()
-      .catch((err) => log.error({ err }, 'webhook worker could not claim deliveries; will retry'))
-      .finally(() => {
-        current = null
-      })
-  }
-
-  const wakeIn = (ms: number) => {
-    if (stopped) return
-    const timer = setTimeout(
-      () => {
-        timers.delete(timer)
-        tick()
-      },
-      Math.max(0, ms),
-    )
-    timer.unref() // the poll below keeps the process alive; this only makes a short retry punctual
-    timers.add(timer)
-  }
-
-  const unsubscribe = onWebhookEnqueued(store, tick)
-  // Not unref'd: in `trawl worker` this loop is what keeps the process running.
-  const poll = setInterval(tick, opts.pollMs ?? Math.min(1000, config.schedulerPollMs))
-  tick()
-
   return {
-    async stop() {
-      stopped = true
-      clearInterval(poll)
-      for (const t of timers) clearTimeout(t)
-      unsubscribe()
-      await current
-      await Promise.allSettled([...inFlight])
-    },
+    name: WEBHOOK_JOB,
+    table: DELIVERIES,
+    concurrency: opts.concurrency ?? 16,
+    leaseMs: timeoutMs + 30_000,
+    pollMs: opts.pollMs ?? Math.min(1000, config.schedulerPollMs),
+    // An attempt in flight at a stop finishes (bounded by its timeout) and records its outcome.
+    requeueOnStop: false,
+    run: attempt,
   }
 }

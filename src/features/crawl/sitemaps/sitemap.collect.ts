@@ -156,6 +156,11 @@ export async function collectSitemaps(starts: string[], fetchBody: SitemapFetche
         errors.push(`${url}: ${message(e)}`)
         continue
       }
+      // An HTML page (a soft 404, a redirect to the home page), JSON, or text without a URL: nothing was listed.
+      if (parsed.kind === 'unknown') {
+        errors.push(`${url}: not a sitemap`)
+        continue
+      }
       sitemapsRead++
 
       for (const item of parsed.urls) {

@@ -3,6 +3,7 @@ import { ApiError } from '../../../errors.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { renderSearchResponse, validateOutputOptions } from './output.ts'
 import { autocompleteBody, lensBody, reviewsBody, searchBody } from './sample-bodies.fixture.ts'
+import { completeBody } from './stable-shape.ts'
 
 function errorOf(run: () => unknown): ApiError {
   try {
@@ -15,11 +16,12 @@ function errorOf(run: () => unknown): ApiError {
 }
 
 describe('renderSearchResponse', () => {
-  test('json: the body unchanged, as compact JSON text, with the payload as the token text', () => {
+  test('json: the body with every schema key present, as compact JSON text, with the payload as the token text', () => {
     const body = searchBody()
     const out = renderSearchResponse('search', body, { format: 'json' })
     expect(out.contentType).toBe('application/json; charset=utf-8')
-    expect(out.payload).toBe(JSON.stringify(body))
+    expect(out.payload).toBe(JSON.stringify(completeBody('search', body)))
+    expect(JSON.parse(out.payload).results[1]).toEqual({ ...(body.results[1] as object), displayed_link: null, date: null, sitelinks: [] })
     expect(out.payload).not.toContain('\n')
     expect(out.tokensText).toBe(out.payload)
   })

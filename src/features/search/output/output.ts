@@ -4,6 +4,7 @@
  * bad `fields=` fails before any upstream work or billing) and `renderSearchResponse` to shape the reply.
  *
  * Combinations:
+ * - json: the body with every key of the vertical's response schema present (null when unknown, see stable-shape.ts).
  * - json + fields: the projection alone.
  * - compact + fields: the caller's paths choose the fields (an explicit choice beats compact's defaults); compact
  *   then only drops null and empty values.
@@ -15,6 +16,7 @@ import { compactBody, pruneBody } from './compact.format.ts'
 import { type FieldPath, parseFields, projectFields } from './fields.projection.ts'
 import { assertFormatAllowed, renderMarkdown } from './markdown.format.ts'
 import { endpointPath, type OutputFormat, type ResponseBody, topLevelKeys, type Vertical } from './output.types.ts'
+import { completeBody } from './stable-shape.ts'
 
 export { compactBody } from './compact.format.ts'
 export { type FieldPath, MAX_FIELD_PATHS, parseFields, projectFields } from './fields.projection.ts'
@@ -69,12 +71,13 @@ export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical,
     const markdown = renderMarkdown(vertical, body)
     return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: markdown }
   }
-  let shaped: object = body
+  // Compact and fields= work on the body as the engine gave it, so they send what they always have.
+  let shaped: object
   if (fields) {
     const projected = projectFields(body, fields)
     shaped = options.format === 'compact' ? pruneBody(projected) : projected
-  } else if (options.format === 'compact') {
-    shaped = compactBody(vertical, body)
+  } else {
+    shaped = options.format === 'compact' ? compactBody(vertical, body) : completeBody(vertical, body)
   }
   // No indentation: every space is a token a model pays for, and clients parse it anyway.
   const payload = JSON.stringify(shaped)

@@ -1,5 +1,7 @@
 /** Shapes shared by the response output layer (fields=, format=compact, format=markdown) of every search vertical. */
-import type { ParseQuality } from '../search.types.ts'
+import type { z } from 'zod'
+import { type SearchMeta, SearchResponse } from '../search.response.ts'
+import { verticalResponse } from '../verticals/vertical.response.ts'
 
 export const VERTICALS = ['search', 'news', 'images', 'videos', 'maps', 'places', 'shopping', 'scholar', 'patents', 'reviews', 'autocomplete', 'lens'] as const
 
@@ -7,18 +9,8 @@ export type Vertical = (typeof VERTICALS)[number]
 
 export type OutputFormat = 'json' | 'compact' | 'markdown'
 
-/** SPEC "Response meta". `route` is an internal attempt log whose shape is not part of the interface. */
-export interface ResponseMeta {
-  request_id: string
-  credits_used: number
-  cached: boolean
-  cached_at?: string
-  engine: string
-  route: unknown
-  latency_ms: number
-  parse_quality: ParseQuality
-  resolved_urls: boolean
-}
+/** SPEC "Response meta". */
+export type ResponseMeta = z.infer<typeof SearchMeta>
 
 /**
  * The envelope every vertical produces. Vertical extra keys (people_also_ask, next_page_token, ...) ride along
@@ -35,28 +27,17 @@ export interface ResponseBody {
 /** A JSON object as the output layer reads it: it only ever sees parsed, plain data. */
 export type JsonObject = Record<string, unknown>
 
-/**
- * Top-level keys besides `request`, `results` and `meta` each vertical may return (SPEC "Resources and their
- * fields"). fields= accepts only these, so a typo fails loudly instead of silently returning an empty object.
- */
-const EXTRA_KEYS: Record<Vertical, readonly string[]> = {
-  search: ['people_also_ask', 'related_searches', 'knowledge_graph', 'answer_box', 'top_stories', 'places', 'ads'],
-  news: [],
-  images: [],
-  videos: [],
-  maps: [],
-  places: [],
-  shopping: [],
-  scholar: [],
-  patents: [],
-  reviews: ['next_page_token'],
-  autocomplete: [],
-  lens: [],
+/** The vertical's format=json response schema (SPEC "Resources and their fields"). */
+export function responseSchema(vertical: Vertical): z.ZodObject {
+  return vertical === 'search' ? SearchResponse : verticalResponse(vertical)
 }
 
-/** Every top-level key a `fields=` path may start with on this vertical. */
+/**
+ * Every top-level key a `fields=` path may start with on this vertical: its response schema's keys, so a typo
+ * fails loudly instead of silently returning an empty object.
+ */
 export function topLevelKeys(vertical: Vertical): readonly string[] {
-  return ['request', 'results', ...EXTRA_KEYS[vertical], 'meta']
+  return Object.keys(responseSchema(vertical).shape)
 }
 
 /** The public path of a vertical, for error messages that tell the caller where they are. */

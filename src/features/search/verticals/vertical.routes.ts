@@ -22,7 +22,6 @@ function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: num
     const output = { format: (params.format as OutputFormat | undefined) ?? 'json', fields: params.fields as string | undefined }
     validateOutputOptions(spec.name, output) // before anything is reserved, so a bad one costs nothing
     const request = spec.normalise(params, req.auth)
-    deps.engines.get(request.engine === 'auto' || !request.engine ? 'google' : request.engine)?.validateVertical?.(request)
     const outcome = await runVertical(deps, req.auth, spec, request, { maxAge: params.max_age as number | undefined }, req.id)
     return sendLookup(req, reply, spec.name, outcome, output, deps.usdPerCredit)
   }
@@ -31,6 +30,6 @@ function register(app: FastifyInstance, deps: VerticalDeps & { usdPerCredit: num
     schema: { summary: spec.summary, tags: ['search'], description: `${spec.description} GET takes the same parameters in the query string.` },
   }
   const response = { 200: verticalResponse(spec.name), ...errorResponses }
-  app.get(path, { ...route, schema: { ...route.schema, querystring: schema, response } }, handler)
-  app.post(path, { ...route, schema: { ...route.schema, body: schema, response } }, handler)
+  app.get(path, { ...route, schema: { ...route.schema, operationId: `${spec.name}Get`, querystring: schema, response } }, handler)
+  app.post(path, { ...route, schema: { ...route.schema, operationId: spec.name, body: schema, response } }, handler)
 }

@@ -20,7 +20,9 @@ const tbsParam = p.tbs.optional().describe('raw engine filter, e.g. qdr:w or a c
 const formatParam = p.format.optional().describe('json (default), compact or markdown')
 const fieldsParam = p.fields.optional().describe('projection, e.g. results.title,results.link')
 const maxAgeParam = p.maxAge.optional().describe('accept a cached result up to this many seconds old, at half price')
-const engineParam = p.engine.optional().describe('google (default) or auto (fall back when blocked)')
+const engineParam = p.engine
+  .optional()
+  .describe('a provider offering this vertical (GET /v1/engines lists them), a comma-separated list or array of them, or auto')
 const includeDomains = p.domainList('include_domains').optional().describe('up to 20 domains, path prefixes or TLDs (.gov) to keep')
 const excludeDomains = p.domainList('exclude_domains').optional().describe('up to 20 domains, path prefixes or TLDs to drop')
 
@@ -119,9 +121,14 @@ function isPublicHost(url: string): boolean {
   return ipaddr.isValid(host) ? isPublicAddress(host) : host.includes('.')
 }
 
+const LENS_URL_MESSAGE = 'url must be a public http(s) image URL'
+
 export const LensParams = z.strictObject({
   url: z
-    .url({ protocol: /^https?$/, error: 'url must be a public http(s) image URL' })
+    // abort: the checks below parse and encode the value, which throws on what is not a URL.
+    .url({ protocol: /^https?$/, error: LENS_URL_MESSAGE, abort: true })
+    // A lone UTF-16 surrogate passes the URL parser but makes encodeURIComponent throw.
+    .refine((u) => !/\p{Cs}/u.test(u), { error: LENS_URL_MESSAGE, abort: true })
     // Chrome's own cap on a Lens image URL once encoded (LENS_MAX_URL_LENGTH).
     .refine((u) => encodeURIComponent(u).length <= 2000, 'url must be at most 2,000 characters once URL-encoded')
     .refine(isPublicHost, 'url must be a public http(s) image URL (not localhost or a private address)')

@@ -1,12 +1,12 @@
+import { askEngines, type EngineNeed, planEngines, sentParams } from '../../../engines/choice.ts'
+import type { VerticalRequest } from '../../../engines/engine.types.ts'
+import type { Engines } from '../../../engines/registry.ts'
 import type { AuthContext } from '../../../http/auth.ts'
-import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../billed-lookup.ts'
-import { askEngines } from '../engine-choice.ts'
-import type { SearchEngine } from '../engines/search-engine.ts'
-import type { VerticalRequest } from '../search.types.ts'
+import { type Billing, type LookupDeps, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from '../billed-lookup.ts'
 import type { VerticalSpec } from './vertical.specs.ts'
 
 export interface VerticalDeps extends LookupDeps {
-  engines: Map<string, SearchEngine>
+  engines: Engines
 }
 
 export interface VerticalResponseBody {
@@ -24,8 +24,12 @@ export function runVertical(
   req: VerticalRequest,
   opts: { maxAge?: number },
   requestId: string,
+  /** Batch jobs pass prepaid: charged when queued, settled by the job. */
+  billing: Billing = REALTIME,
 ): Promise<LookupOutcome<VerticalResponseBody>> {
   const started = performance.now()
+  // A choice that cannot serve the request is a 400 before anything is reserved.
+  for (const name of planEngines(deps.engines, req.engine ?? deps.engines.primary, verticalNeed(req))) deps.engines.get(name)?.validateVertical?.(req)
   return runBilledLookup<VerticalResponseBody>(
     deps,
     auth,
@@ -39,11 +43,12 @@ export function runVertical(
       live: () => liveVertical(deps, req, requestId, started),
     },
     requestId,
+    billing,
   )
 }
 
 async function liveVertical(deps: VerticalDeps, req: VerticalRequest, requestId: string, started: number): Promise<VerticalResponseBody> {
-  const answer = await askEngines(deps.engines, req.engine ?? 'google', (engine) => engine.vertical?.(req))
+  const answer = await askEngines(deps.engines, req.engine ?? deps.engines.primary, verticalNeed(req), (engine) => engine.vertical?.(req))
   // Engines may print more than asked; the caller paid for `num`.
   const results = req.num ? answer.page.results.slice(0, req.num) : answer.page.results
   return {
@@ -52,4 +57,8 @@ async function liveVertical(deps: VerticalDeps, req: VerticalRequest, requestId:
     ...answer.page.extras,
     meta: liveMeta(requestId, answer, started, results.length, answer.page.parse_quality),
   }
+}
+
+function verticalNeed(req: VerticalRequest): EngineNeed {
+  return { vertical: req.endpoint, params: sentParams(req) }
 }

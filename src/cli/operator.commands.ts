@@ -1,0 +1,367 @@
+import { z } from 'zod'
+import { ApiError } from '../errors.ts'
+import { AccountIdParams, AddCreditsBody, CreateAccountBody, CreateKeyBody } from '../features/accounts/accounts.schema.ts'
+import { parseWith } from '../http/parse-input.ts'
+import type { Store } from '../store/database.ts'
+import { type Command, type Flags, type Parsed, positionalsExactly, str, UsageError } from './command.ts'
+import { configPath, readLogin } from './config-file.ts'
+import { paramsFrom, schemaFlags } from './flags.ts'
+import { credits, fields, print, printJson, table } from './output.ts'
+
+/**
+ * The operator's commands: the server itself (serve, worker, migrate), the stdio MCP server, and
+ * accounts, credits and keys straight in the database of TRAWL_DATABASE_URL. Input goes through the
+ * operator API's own zod schemas, so the CLI accepts exactly what /admin/v1 accepts, with its messages.
+ * Server modules are imported only when a command needs them, so client commands start fast.
+ */
+
+/** Flags checked with the operator API's schema; its messages name the field (email, credits, credit_limit). */
+function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>): z.infer<S> {
+  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined))
+  try {
+    return parseWith(schema, defined)
+  } catch (err) {
+    throw err instanceof ApiError ? new UsageError(err.message) : err
+  }
+}
+
+function required(values: Parsed['values'], flag: string): string {
+  const value = str(values, flag)
+  if (!value) throw new UsageError(`--${flag} is required`)
+  return value
+}
+
+/** An account or key id, checked as the operator API checks its path parameter. */
+const idOf = (id: string) => validate(AccountIdParams, { id }).id
+
+async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  const { loadConfig } = await import('../config.ts')
+  const { openStore } = await import('../store/database.ts')
+  const store = await openStore(loadConfig().databaseUrl)
+  try {
+    return await work(store)
+  } finally {
+    await store.close()
+  }
+}
+
+/**
+ * Key changes go through the dashboard's key service acting as the account owner, so rotation and
+ * revocation do exactly what the owner's own clicks do (revoking pauses the key's monitors). A
+ * running server drops the old secret from its key cache within TRAWL_KEY_CACHE_MS.
+ */
+async function asOwner(store: Store, accountId: string) {
+  const { findOwner } = await import('../features/accounts/accounts.store.ts')
+  const { KeyCache } = await import('../http/auth.ts')
+  const owner = await findOwner(store.db, accountId)
+  return {
+    deps: { store, keys: new KeyCache(store, 0) },
+    user: { id: owner.id, email: owner.email, role: 'owner' as const, accountId },
+  }
+}
+
+async function accountOfKey(store: Store, keyId: string): Promise<string> {
+  const { findKeyById } = await import('../features/accounts/accounts.store.ts')
+  const key = await findKeyById(store.db, keyId)
+  if (!key) throw new ApiError('not_found', `key ${keyId} does not exist`)
+  return key.account_id
+}
+
+const accountFlags: Flags = schemaFlags(CreateAccountBody)
+const creditFlags: Flags = {
+  account: { kind: 'string', placeholder: 'ID', help: 'the account' },
+  ...schemaFlags(AddCreditsBody, { help: { credits: 'credits to add (more than 0)', plan: 'raise the plan to at least this one' } }),
+}
+const keyFlags: Flags = {
+  account: { kind: 'string', placeholder: 'ID', help: 'the account' },
+  ...schemaFlags(CreateKeyBody, {
+    help: { name: 'up to 64 characters', credit_limit: 'monthly credit limit of the key', user_id: 'the member the key belongs to (default: the owner)' },
+  }),
+}
+
+const ListQuery = z.strictObject({
+  limit: z
+    .number({ error: 'limit must be an integer between 1 and 1,000' })
+    .int('limit must be an integer between 1 and 1,000')
+    .min(1, 'limit must be between 1 and 1,000')
+    .max(1000, 'limit must be between 1 and 1,000')
+    .default(100),
+  offset: z
+    .number({ error: 'offset must be an integer of 0 or more' })
+    .int('offset must be an integer of 0 or more')
+    .min(0, 'offset must be 0 or more')
+    .default(0),
+})
+const listFlags: Flags = {
+  limit: { kind: 'number', param: 'limit', placeholder: 'N', help: 'accounts to list, 1 to 1,000 (default 100)' },
+  offset: { kind: 'number', param: 'offset', placeholder: 'N', help: 'skip this many (oldest first)' },
+}
+
+const SECRET_NOTE = '(shown only now; store it safely)'
+
+export const operatorCommands: Command[] = [
+  {
+    name: 'serve',
+    summary: 'Run the API, the dashboard and the background workers (what npm start runs)',
+    details: 'Configuration comes from TRAWL_* environment variables (README "Configuration").',
+    flags: {},
+    globals: 'none',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const [{ loadConfig }, { serve }] = await Promise.all([import('../config.ts'), import('../main.ts')])
+      await serve(loadConfig())
+      return 'keep-running'
+    },
+  },
+  {
+    name: 'worker',
+    summary: 'Run the background workers only (several may share a PostgreSQL database)',
+    details: 'Pair it with TRAWL_WORKERS=false on the API processes.',
+    flags: {},
+    globals: 'none',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const [{ loadConfig }, { runWorker }] = await Promise.all([import('../config.ts'), import('../main.ts')])
+      await runWorker(loadConfig())
+      return 'keep-running'
+    },
+  },
+  {
+    name: 'migrate',
+    summary: 'Apply the database migrations and exit (every start applies them too)',
+    flags: {},
+    globals: 'none',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      await withStore(async () => {})
+      print('migrations applied')
+      return 0
+    },
+  },
+  {
+    name: 'mcp',
+    summary: 'MCP tool server over stdio: a client of a Trawl server (docs/mcp.md)',
+    details: 'The server and key come from --url/--key, TRAWL_URL/TRAWL_API_KEY, or trawl login, like every client command.',
+    flags: {},
+    globals: 'client',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const env = { ...process.env }
+      const saved = () => (env.TRAWL_API_KEY && env.TRAWL_URL ? null : readLogin(configPath(env)))
+      env.TRAWL_API_KEY = str(parsed.values, 'key') ?? env.TRAWL_API_KEY ?? saved()?.key
+      env.TRAWL_URL = str(parsed.values, 'url') ?? env.TRAWL_URL ?? saved()?.url
+      const { runMcpStdio, McpStdioConfigError } = await import('../features/mcp/mcp.stdio.ts')
+      await runMcpStdio(env).catch((err) => {
+        throw err instanceof McpStdioConfigError ? new UsageError(err.message) : err
+      })
+      return 'keep-running'
+    },
+  },
+  {
+    name: 'accounts create',
+    summary: 'Create an account with its owner and first API key (as POST /admin/v1/accounts)',
+    flags: accountFlags,
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      required(parsed.values, 'email')
+      const input = validate(CreateAccountBody, paramsFrom(accountFlags, parsed.values))
+      const { createAccount } = await import('../features/accounts/accounts.service.ts')
+      const created = await withStore((store) => createAccount(store, input))
+      if (parsed.values.json) printJson(created)
+      else
+        print(
+          `account ${created.account.id} (${created.account.plan}, ${created.account.balance} credits)\nowner   ${created.owner.email}\nAPI key ${created.key.secret}\n        ${SECRET_NOTE}`,
+        )
+      return 0
+    },
+  },
+  {
+    name: 'accounts list',
+    summary: 'Every account, oldest first, with its owner',
+    flags: listFlags,
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const page = validate(ListQuery, paramsFrom(listFlags, parsed.values))
+      const { listAccounts } = await import('../features/accounts/accounts.service.ts')
+      const accounts = await withStore((store) => listAccounts(store, page))
+      if (parsed.values.json) printJson({ accounts })
+      else if (!accounts.length) print('No accounts.')
+      else
+        print(
+          table(
+            ['id', 'owner', 'plan', 'balance', 'created'],
+            accounts.map((a) => [a.id, a.owner_email, a.plan, a.balance, a.created_at]),
+          ),
+        )
+      return 0
+    },
+  },
+  {
+    name: 'accounts show',
+    summary: 'One account (as GET /admin/v1/accounts/{id}) with its users and live keys; by id or by a user’s email',
+    args: '<id|email>',
+    flags: {},
+    globals: 'operator',
+    async run(parsed) {
+      const [given] = positionalsExactly(parsed, ['<id|email>']) as [string]
+      const [service, store_, keysService] = await Promise.all([
+        import('../features/accounts/accounts.service.ts'),
+        import('../features/accounts/accounts.store.ts'),
+        import('../features/dashboard/keys.service.ts'),
+      ])
+      const shown = await withStore(async (store) => {
+        let id = idOf(given)
+        if (id.includes('@')) {
+          const user = await store_.findUserByEmail(store.db, id.trim().toLowerCase())
+          if (!user) throw new ApiError('not_found', `no user has the email ${id}`)
+          id = user.account_id
+        }
+        const account = await service.getAccount(store, id)
+        const users = await service.accountUsers(store, id)
+        const { deps, user } = await asOwner(store, id)
+        const { keys } = await keysService.listKeys(deps, user)
+        return { account, users, keys }
+      })
+      if (parsed.values.json) {
+        printJson(shown)
+        return 0
+      }
+      const a = shown.account
+      print(
+        [
+          fields([
+            ['id', a.id],
+            ['plan', a.plan],
+            ['balance', credits(a.balance)],
+            ['rate limit', `${a.rate_limit_rps} requests/s`],
+            ['spend cap', a.monthly_spend_cap == null ? 'none' : `${credits(a.monthly_spend_cap)} a month`],
+            ['daily limit', a.daily_limit == null ? 'none' : credits(a.daily_limit)],
+            ['webhook', a.webhook_url ?? 'none'],
+            ['created', a.created_at],
+          ]),
+          '',
+          table(
+            ['user', 'email', 'role', 'created'],
+            shown.users.map((u) => [u.id, u.email, u.role, u.created_at]),
+          ),
+          '',
+          shown.keys.length ? keyTable(shown.keys) : 'No live keys.',
+        ].join('\n'),
+      )
+      return 0
+    },
+  },
+  {
+    name: 'credits add',
+    summary: 'Add a credit pack: credits, a plan raise (never lowered), no daily limit (as POST /admin/v1/accounts/{id}/credits)',
+    flags: creditFlags,
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const id = idOf(required(parsed.values, 'account'))
+      required(parsed.values, 'credits')
+      const input = validate(AddCreditsBody, paramsFrom(creditFlags, parsed.values))
+      const { addCredits } = await import('../features/accounts/accounts.service.ts')
+      const account = await withStore((store) => addCredits(store, id, input.credits, input.plan))
+      if (parsed.values.json) printJson(account)
+      else print(`account ${account.id}: ${account.balance} credits, plan ${account.plan}`)
+      return 0
+    },
+  },
+  {
+    name: 'keys create',
+    summary: 'Create an API key (as POST /admin/v1/accounts/{id}/keys)',
+    flags: keyFlags,
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const id = idOf(required(parsed.values, 'account'))
+      required(parsed.values, 'name')
+      const input = validate(CreateKeyBody, paramsFrom(keyFlags, parsed.values))
+      const { createKey } = await import('../features/accounts/accounts.service.ts')
+      const key = await withStore((store) => createKey(store, id, input))
+      if (parsed.values.json) printJson(key)
+      else print(`key ${key.id} "${key.name}": ${key.secret}\n${SECRET_NOTE}`)
+      return 0
+    },
+  },
+  {
+    name: 'keys list',
+    summary: "An account's live keys with this month's usage",
+    flags: { account: { kind: 'string', placeholder: 'ID', help: 'the account' } },
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const id = idOf(required(parsed.values, 'account'))
+      const { listKeys } = await import('../features/dashboard/keys.service.ts')
+      const { getAccountRow } = await import('../features/accounts/accounts.service.ts')
+      const { keys } = await withStore(async (store) => {
+        await getAccountRow(store, id)
+        const { deps, user } = await asOwner(store, id)
+        return listKeys(deps, user)
+      })
+      if (parsed.values.json) printJson({ keys })
+      else print(keys.length ? keyTable(keys) : 'No live keys.')
+      return 0
+    },
+  },
+  {
+    name: 'keys rotate',
+    summary: 'Give a key a new secret: id, name, limit and usage stay; the old secret stops working',
+    details: 'A running server stops accepting the old secret within its key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
+    args: '<key-id>',
+    flags: {},
+    globals: 'operator',
+    async run(parsed) {
+      const [given] = positionalsExactly(parsed, ['<key-id>']) as [string]
+      const keyId = idOf(given)
+      const { rotateKey } = await import('../features/dashboard/keys.service.ts')
+      const key = await withStore(async (store) => {
+        const { deps, user } = await asOwner(store, await accountOfKey(store, keyId))
+        return rotateKey(deps, user, keyId)
+      })
+      if (parsed.values.json) printJson(key)
+      else print(`key ${key.id} "${key.name}": ${key.secret}\n${SECRET_NOTE}`)
+      return 0
+    },
+  },
+  {
+    name: 'keys revoke',
+    summary: 'Revoke a key for good; the monitors billed on it are paused',
+    details: 'A running server refuses the key within its key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
+    args: '<key-id>',
+    flags: {},
+    globals: 'operator',
+    async run(parsed) {
+      const [given] = positionalsExactly(parsed, ['<key-id>']) as [string]
+      const keyId = idOf(given)
+      const { revokeKey } = await import('../features/dashboard/keys.service.ts')
+      await withStore(async (store) => {
+        const { deps, user } = await asOwner(store, await accountOfKey(store, keyId))
+        await revokeKey(deps, user, keyId)
+      })
+      if (parsed.values.json) printJson({ id: keyId, revoked: true })
+      else print(`key ${keyId} revoked`)
+      return 0
+    },
+  },
+]
+
+interface KeyView {
+  id: string
+  name: string
+  prefix: string
+  credit_limit: number | null
+  credits_used_month: number
+  last_used_at: string | null
+  created_at: string
+}
+
+function keyTable(keys: KeyView[]): string {
+  return table(
+    ['key', 'name', 'prefix', 'limit', 'used this month', 'last used', 'created'],
+    keys.map((k) => [k.id, k.name, k.prefix, k.credit_limit ?? 'none', k.credits_used_month, k.last_used_at, k.created_at]),
+  )
+}

@@ -1,0 +1,28 @@
+import type { Provider } from '../engine.ts'
+import { detectBingBlock } from './bing.block.ts'
+import { parseBingSearch } from './bing.parse.ts'
+import { buildBingSearchRequest, offsetOf } from './bing.request.ts'
+import { bingImages } from './images/bing-images.ts'
+import { bingNews } from './news/bing-news.ts'
+
+/**
+ * Bing: web search (ten results a page), images and news. The query language has `site:`, so
+ * domain filters reach Bing as operators.
+ */
+export const bingProvider: Provider = {
+  name: 'bing',
+  capabilities: {
+    verticals: ['search', 'news', 'images'],
+    params: ['time', 'safe', 'include_domains'],
+    siteOperator: true,
+  },
+  search: {
+    async run(req, fetch) {
+      const { url, headers } = buildBingSearchRequest(req)
+      const page = await fetch(url, headers)
+      return parseBingSearch(page.body, { offset: offsetOf(req) })
+    },
+  },
+  verticals: { news: bingNews, images: bingImages },
+  detectBlock: (r) => detectBingBlock(r),
+}

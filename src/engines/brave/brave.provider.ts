@@ -1,0 +1,79 @@
+import type { EngineCapabilities, EngineVertical, Provider } from '../engine.ts'
+import type { ParsedSearchPage, VerticalPage, VerticalRequest } from '../engine.types.ts'
+import { detectBraveApiBlock, detectBraveBlock } from './brave.block.ts'
+import { parseBraveSearch } from './brave.parse.ts'
+import { buildBraveRequest } from './brave.request.ts'
+import { parseBraveApiImages, parseBraveApiNews, parseBraveApiVideos, parseBraveApiWeb } from './brave-api.parse.ts'
+import { type BraveApiVertical, buildBraveApiRequest, verticalParams, webParams } from './brave-api.request.ts'
+
+const PARAMS: EngineCapabilities['params'] = ['time', 'safe', 'autocorrect']
+
+/**
+ * Brave Search. With the operator's API key, the official Search API (web, news, images,
+ * videos); without one, the search.brave.com result page (web only).
+ */
+export function braveProvider(apiKey?: string): Provider {
+  const key = apiKey?.trim()
+  return key ? braveApiProvider(key) : bravePageProvider
+}
+
+const bravePageProvider: Provider = {
+  name: 'brave',
+  capabilities: { verticals: ['search'], params: PARAMS, siteOperator: true },
+  search: {
+    async run(req, fetch) {
+      const { url, headers, skip } = buildBraveRequest(req)
+      const fetched = await fetch(url, headers)
+      return dropLeading(parseBraveSearch(fetched.body), skip)
+    },
+  },
+  verticals: {},
+  detectBlock: (r) => detectBraveBlock(r),
+}
+
+function braveApiProvider(key: string): Provider {
+  return {
+    name: 'brave',
+    capabilities: { verticals: ['search', 'news', 'images', 'videos'], params: PARAMS, siteOperator: true },
+    search: {
+      async run(req, fetch) {
+        const request = buildBraveApiRequest('web', webParams(req), key)
+        if (!request) return { results: [], parse_quality: 'empty' }
+        const fetched = await fetch(request.url, request.headers, detectBraveApiBlock)
+        return dropLeading(parseBraveApiWeb(fetched.body), request.skip)
+      },
+    },
+    verticals: {
+      news: apiVertical('news', key, parseBraveApiNews),
+      images: apiVertical('images', key, parseBraveApiImages),
+      videos: apiVertical('videos', key, parseBraveApiVideos),
+    },
+    detectBlock: detectBraveApiBlock,
+  }
+}
+
+function apiVertical<T extends { position: number }>(
+  vertical: BraveApiVertical,
+  key: string,
+  parse: (body: string) => VerticalPage<T>,
+): EngineVertical<unknown> {
+  return {
+    async run(req: VerticalRequest, fetch) {
+      const request = buildBraveApiRequest(vertical, verticalParams(req), key)
+      if (!request) return { results: [], parse_quality: 'empty' }
+      const fetched = await fetch(request.url, request.headers, detectBraveApiBlock)
+      return dropLeading(parse(fetched.body), request.skip, request.take)
+    },
+  }
+}
+
+/**
+ * The fetched batch from the requested offset on (Brave pages by page index, so a request for
+ * results 11-20 fetches 1-20), renumbered from 1.
+ */
+function dropLeading<P extends ParsedSearchPage | VerticalPage<{ position: number }>>(page: P, skip: number, take?: number): P {
+  if (skip === 0 && take === undefined) return page
+  const kept = page.results.slice(skip, take === undefined ? undefined : skip + take)
+  const quality = kept.length === 0 && page.parse_quality === 'ok' ? 'empty' : page.parse_quality
+  return { ...page, results: kept.map((r, i) => ({ ...r, position: i + 1 })), parse_quality: quality }
+}

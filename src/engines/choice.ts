@@ -1,0 +1,210 @@
+import { ApiError } from '../errors.ts'
+import type { AuthContext } from '../http/auth.ts'
+import { ENGINE_NAMES, type EngineAnswer, type EngineName, type EngineParam, type EngineVerticalName, type SearchEngine } from './engine.ts'
+import type { ParseQuality } from './engine.types.ts'
+import type { HealthOutcome } from './health.ts'
+import type { Engines } from './registry.ts'
+import type { RouteAttempt } from './upstream/upstream.types.ts'
+import { attemptsOf, UpstreamError, type UpstreamErrorCode, upstreamErrorFor } from './upstream/upstream-error.ts'
+
+/**
+ * The `engine` parameter as one canonical string, echoed in `request.engine` and part of the cache
+ * key: a provider name, `auto`, `consensus`, or a comma-separated list of providers (in the order
+ * given, duplicates dropped). No `engine` means the primary, or `auto` for a key with fallback on.
+ */
+export function resolveEngineName(engine: string | string[] | undefined, auth: AuthContext, opts: { consensus?: boolean } = {}): string {
+  if (engine === undefined) return auth.allowFallback ? 'auto' : ENGINE_NAMES[0]
+  const names = [...new Set((Array.isArray(engine) ? engine : engine.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean))]
+  const valid = [...ENGINE_NAMES, 'auto', ...(opts.consensus ? ['consensus'] : [])]
+  // " " or "," names no engine; read as the default it would search (and bill) what was not asked for.
+  if (names.length === 0) throw new ApiError('invalid_request', `engine must name a provider or mode: ${valid.join(', ')}`)
+  for (const name of names) {
+    if (name === 'consensus' && !opts.consensus) throw new ApiError('invalid_request', 'engine consensus is only supported on /v1/search')
+    if (!valid.includes(name)) throw new ApiError('invalid_request', `engine ${name} is not known; use one of ${valid.join(', ')}, or a list of providers`)
+  }
+  const mode = names.find((n) => n === 'auto' || n === 'consensus')
+  if (mode && names.length > 1) throw new ApiError('invalid_request', `engine ${mode} stands alone; a list names providers only`)
+  return names.join(',')
+}
+
+/** What a request needs of an engine: the vertical, and the optional parameters it set. */
+export interface EngineNeed {
+  vertical: EngineVerticalName
+  params: EngineParam[]
+}
+
+const DEFAULTS: Partial<Record<EngineParam, unknown>> = { safe: 'off', device: 'desktop' }
+const PARAMS: EngineParam[] = ['location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains']
+
+/** The optional engine parameters a normalised request sets to something other than their default. */
+export function sentParams(req: object): EngineParam[] {
+  const r = req as Record<string, unknown>
+  const sent = PARAMS.filter((p) => r[p] !== undefined && r[p] !== DEFAULTS[p] && !(p === 'ads' && r[p] === false))
+  if (r.exclude_domains !== undefined && !sent.includes('include_domains')) sent.push('include_domains')
+  return sent
+}
+
+const paramLabel = (p: EngineParam) => (p === 'include_domains' ? 'include_domains / exclude_domains' : p)
+
+/**
+ * The providers a request may be answered by, in the order to try them. A named provider that
+ * lacks the vertical or a parameter sent is a 400 naming the providers that have it (never a
+ * parameter silently dropped); `auto`, `consensus` and lists keep the providers that can serve
+ * the request, and are a 400 when none can. Thrown before anything is reserved.
+ */
+export function planEngines(engines: Engines, choice: string, need: EngineNeed): EngineName[] {
+  const names = choice === 'auto' ? engines.autoOrder() : choice === 'consensus' ? engines.consensusSet() : (choice.split(',') as EngineName[])
+  const where = need.vertical === 'search' ? '/v1/search' : `/v1/${need.vertical}`
+  const offering = engines.offering(need.vertical)
+  const fit = names.filter((n) => offering.includes(n))
+  if (fit.length === 0) {
+    throw new ApiError('invalid_request', `engine ${choice} does not offer ${where}; engines that do: ${offering.join(', ')}`)
+  }
+  const able = fit.filter((n) => need.params.every((p) => engines.get(n)?.capabilities.params.includes(p)))
+  if (able.length === 0 || (names.length === 1 && able.length < fit.length)) {
+    const missing = need.params.find((p) => !fit.every((n) => engines.get(n)?.capabilities.params.includes(p))) ?? need.params[0]
+    const takers = offering.filter((n) => missing && engines.get(n)?.capabilities.params.includes(missing))
+    throw new ApiError(
+      'invalid_request',
+      `${missing ? paramLabel(missing) : 'this request'} is not supported by engine ${choice} on ${where}; engines that take it: ${takers.join(', ') || 'none'}`,
+    )
+  }
+  return able
+}
+
+export interface Answered<P> {
+  engine: string
+  page: P
+  attempts: RouteAttempt[]
+}
+
+type Page = { results: unknown[]; parse_quality: ParseQuality }
+
+/**
+ * Asks the chosen provider, or walks `auto` / a list: the next provider whenever one is blocked,
+ * times out, fails, or answers a page it could not read. Providers that health marks blocked or
+ * drifting are skipped while others remain. Every attempt is recorded for health and in `meta.route`.
+ */
+export async function askEngines<P extends Page>(
+  engines: Engines,
+  choice: string,
+  need: EngineNeed,
+  ask: (engine: SearchEngine) => Promise<EngineAnswer<P>> | undefined,
+): Promise<Answered<P>> {
+  const planned = planEngines(engines, choice, need)
+  const order = planned.length > 1 ? healthyFirst(engines, planned, need.vertical) : { tryNow: planned, skipped: [] }
+  const attempts: RouteAttempt[] = order.skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
+  let lastError: unknown
+  let unreadable: Answered<P> | undefined
+  for (const [i, name] of order.tryNow.entries()) {
+    const answer = await askOne(engines, name, need.vertical, ask)
+    attempts.push(...answer.attempts)
+    if ('error' in answer) {
+      lastError = answer.error
+      if (!isFallbackError(answer.error)) throw answer.error
+      continue
+    }
+    const result = { engine: name, page: answer.page, attempts }
+    // A page with result markup we could not read: the next provider may do better.
+    const moreToTry = i < order.tryNow.length - 1
+    if (moreToTry && answer.page.results.length === 0 && answer.page.parse_quality === 'partial') {
+      attempts.push({ engine: name, host: '', pool: null, outcome: 'error', reason: 'page not understood (parse_quality partial)', ms: 0 })
+      unreadable = result
+      continue
+    }
+    return result
+  }
+  if (unreadable) return { ...unreadable, attempts }
+  throw combinedError(lastError, attempts)
+}
+
+/**
+ * `consensus`: every provider of the consensus set that can serve the request, in parallel, under
+ * one deadline. Returns each provider that answered with results; failures stay in the attempts.
+ */
+export async function askConsensus<P extends Page>(
+  engines: Engines,
+  need: EngineNeed,
+  ask: (engine: SearchEngine, signal: AbortSignal) => Promise<EngineAnswer<P>>,
+): Promise<{ answers: Answered<P>[]; attempts: RouteAttempt[] }> {
+  const planned = planEngines(engines, 'consensus', need)
+  const { tryNow, skipped } = healthyFirst(engines, planned, need.vertical)
+  const deadline = AbortSignal.timeout(engines.consensusDeadlineMs)
+  const settled = await Promise.all(tryNow.map((name) => askOne(engines, name, need.vertical, (engine) => ask(engine, deadline))))
+  const attempts: RouteAttempt[] = skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
+  const answers: Answered<P>[] = []
+  for (const [i, answer] of settled.entries()) {
+    attempts.push(...answer.attempts)
+    const name = tryNow[i] as EngineName
+    if ('error' in answer) {
+      if (!isFallbackError(answer.error) && !deadline.aborted) throw answer.error
+      continue
+    }
+    if (answer.page.results.length > 0) answers.push({ engine: name, page: answer.page, attempts: answer.attempts })
+  }
+  if (answers.length === 0) {
+    const failed = settled.find((a): a is { error: unknown; attempts: RouteAttempt[] } => 'error' in a)
+    if (failed) throw combinedError(failed.error, attempts)
+  }
+  return { answers, attempts }
+}
+
+type OneAnswer<P> = { page: P; attempts: RouteAttempt[] } | { error: unknown; attempts: RouteAttempt[] }
+
+/** One provider asked once, its outcome recorded for health. */
+async function askOne<P extends Page>(
+  engines: Engines,
+  name: EngineName,
+  layout: EngineVerticalName,
+  ask: (engine: SearchEngine) => Promise<EngineAnswer<P>> | undefined,
+): Promise<OneAnswer<P>> {
+  const engine = engines.get(name)
+  const started = performance.now()
+  const pending = engine && ask(engine)
+  if (!pending) return { error: new ApiError('invalid_request', `engine ${name} does not offer this request`), attempts: [] }
+  try {
+    const answer = await pending
+    const quality: ParseQuality = answer.page.results.length === 0 && answer.page.parse_quality === 'ok' ? 'empty' : answer.page.parse_quality
+    engines.health.record(name, layout, { outcome: 'ok', ms: Math.round(performance.now() - started), quality })
+    return answer
+  } catch (error) {
+    engines.health.record(name, layout, { outcome: outcomeOf(error), ms: Math.round(performance.now() - started) })
+    return { error, attempts: attemptsOf(error) }
+  }
+}
+
+function healthyFirst(engines: Engines, names: EngineName[], layout: string): { tryNow: EngineName[]; skipped: EngineName[] } {
+  const tryNow = names.filter((n) => engines.health.available(n, layout))
+  // Every candidate cooling down: trying them beats a certain 503.
+  if (tryNow.length === 0) return { tryNow: names, skipped: [] }
+  return { tryNow, skipped: names.filter((n) => !tryNow.includes(n)) }
+}
+
+function skippedAttempt(engine: string, state: string): RouteAttempt {
+  return { engine, host: '', pool: null, outcome: 'skipped', reason: `engine ${state}; not asked until its cool-down ends`, ms: 0 }
+}
+
+const FALLBACK_CODES = new Set(['upstream_blocked', 'upstream_timeout', 'upstream_error'])
+
+function isFallbackError(err: unknown): boolean {
+  return err instanceof ApiError && FALLBACK_CODES.has(err.code)
+}
+
+function outcomeOf(err: unknown): HealthOutcome {
+  const code = err instanceof ApiError ? err.code : 'internal'
+  return code === 'upstream_blocked' ? 'blocked' : code === 'upstream_timeout' ? 'timeout' : 'error'
+}
+
+/** Blocked anywhere outranks a timeout, which outranks an error: the most useful thing to tell the caller. */
+function combinedError(lastError: unknown, attempts: RouteAttempt[]): unknown {
+  if (!isFallbackError(lastError)) return lastError ?? new ApiError('unavailable', 'no engine could answer this request', { retryAfterSeconds: 30 })
+  const tried = [...new Set(attempts.filter((a) => a.outcome !== 'skipped').map((a) => a.engine))]
+  if (tried.length <= 1)
+    return lastError instanceof UpstreamError ? new UpstreamError(lastError.code as UpstreamErrorCode, lastError.message, attempts) : lastError
+  const code: UpstreamErrorCode = attempts.some((a) => a.outcome === 'blocked')
+    ? 'upstream_blocked'
+    : attempts.some((a) => a.outcome === 'timeout')
+      ? 'upstream_timeout'
+      : 'upstream_error'
+  return upstreamErrorFor(code, `every engine tried (${tried.join(', ')})`, attempts)
+}

@@ -1,0 +1,147 @@
+/**
+ * Builds DuckDuckGo's no-JS web search requests: a form POST to html.duckduckgo.com/html/ (or
+ * lite.duckduckgo.com/lite/), the way the site's own search box and "Next" button send it.
+ * Page 1 is `q`, `b=` (empty), `kl` region, `df` time; later pages post the fields of the
+ * previous page's "Next" form (`s` offset, `dc` = s+1, `vqd` token, `api=d.js`, …).
+ */
+import { ApiError } from '../../errors.ts'
+import type { SearchRequest } from '../engine.types.ts'
+
+export type DuckDuckGoEndpoint = 'html' | 'lite'
+
+export const ENDPOINTS: Record<DuckDuckGoEndpoint, string> = {
+  html: 'https://html.duckduckgo.com/html/',
+  lite: 'https://lite.duckduckgo.com/lite/',
+}
+
+export interface DuckDuckGoRequest {
+  url: string
+  headers: Record<string, string>
+  form: Record<string, string>
+}
+
+// The vqd token is derived from query and User-Agent, so the UA must stay fixed. Firefox sends
+// no client hints, which keeps the header set small and consistent.
+export const DDG_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:141.0) Gecko/20100101 Firefox/141.0'
+
+// DuckDuckGo's regions (the `kl` select of the html and lite forms), `<country>-<language>`.
+const REGIONS = (
+  'ar-es au-en at-de be-fr be-nl br-pt bg-bg ca-en ca-fr ct-ca cl-es cn-zh co-es hr-hr cz-cs dk-da ee-et fi-fi fr-fr de-de gr-el ' +
+  'hk-tzh hu-hu is-is in-en id-en ie-en il-en it-it jp-jp kr-kr lv-lv lt-lt my-en mx-es nl-nl nz-en no-no pk-en pe-es ph-en pl-pl ' +
+  'pt-pt ro-ro ru-ru xa-ar sg-en sk-sk sl-sl za-en es-ca es-es se-sv ch-de ch-fr tw-tzh th-en tr-tr us-en us-es ua-uk uk-en vn-en'
+).split(' ')
+
+// ISO country codes DuckDuckGo spells its own way.
+const COUNTRY_ALIASES: Record<string, string> = { gb: 'uk', sa: 'xa', si: 'sl' }
+// Region language parts that are not ISO language codes.
+const LANGUAGE_ALIASES: Record<string, string> = { tzh: 'zh', jp: 'ja', kr: 'ko' }
+
+const TIME: Record<NonNullable<SearchRequest['time']>, string> = {
+  // DuckDuckGo has no past-hour filter: the past day is the narrowest it offers.
+  hour: 'd',
+  day: 'd',
+  week: 'w',
+  month: 'm',
+  year: 'y',
+}
+
+/** DuckDuckGo refuses queries of 500 characters or more. */
+export const MAX_QUERY_LENGTH = 499
+
+/**
+ * The `kl` region for a country and language: the country's region whose language matches,
+ * else its first region, else `wt-wt` (no region) for a country DuckDuckGo has no region for.
+ */
+export function regionOf(country: string, language: string): string {
+  const cc = COUNTRY_ALIASES[country.toLowerCase()] ?? country.toLowerCase()
+  const lang = language.toLowerCase().split('-')[0] ?? ''
+  const candidates = REGIONS.filter((r) => r.startsWith(`${cc}-`))
+  const langOf = (r: string) => {
+    const part = r.slice(r.indexOf('-') + 1)
+    return LANGUAGE_ALIASES[part] ?? part
+  }
+  return candidates.find((r) => langOf(r) === lang) ?? candidates[0] ?? 'wt-wt'
+}
+
+export const timeFilterOf = (req: Pick<SearchRequest, 'time'>): string | undefined => (req.time ? TIME[req.time] : undefined)
+
+/** `kp`: 1 strict, -2 off (DuckDuckGo's own default, moderate, matches neither of our values). */
+export const safeSearchOf = (req: Pick<SearchRequest, 'safe'>): string => (req.safe === 'active' ? '1' : '-2')
+
+/** The first-page request for `req`. */
+export function buildDuckDuckGoRequest(req: SearchRequest, endpoint: DuckDuckGoEndpoint = 'html'): DuckDuckGoRequest {
+  if (req.q.length > MAX_QUERY_LENGTH) throw new ApiError('invalid_request', `DuckDuckGo refuses queries longer than ${MAX_QUERY_LENGTH} characters`)
+  const kl = regionOf(req.country, req.language)
+  const df = timeFilterOf(req)
+  const form: Record<string, string> = { q: req.q, b: '', kl }
+  if (df) form.df = df
+  form.kp = safeSearchOf(req)
+  return { url: ENDPOINTS[endpoint], headers: duckDuckGoHeaders(req, endpoint), form }
+}
+
+/**
+ * A later page: the fields of the site's "Next" form, with `kp` added (the form does not carry
+ * it) and, when `offset` is given, `s` / `dc` moved there so deep pages need not walk every page.
+ */
+export function buildNextPageRequest(req: SearchRequest, next: Record<string, string>, endpoint: DuckDuckGoEndpoint, offset?: number): DuckDuckGoRequest {
+  const form = { ...next }
+  if (offset !== undefined) {
+    form.s = String(offset)
+    form.dc = String(offset + 1)
+  }
+  form.kp = safeSearchOf(req)
+  return { url: ENDPOINTS[endpoint], headers: duckDuckGoHeaders(req, endpoint), form }
+}
+
+/**
+ * The "Next" form DuckDuckGo sends, rebuilt from a vqd token kept from an earlier answer for
+ * the same query (the token is what lets a later page be asked without fetching page 1 again).
+ */
+export function nextFormFromToken(req: SearchRequest, vqd: string, offset: number): Record<string, string> {
+  const form: Record<string, string> = {
+    q: req.q,
+    s: String(offset),
+    nextParams: '',
+    v: 'l',
+    o: 'json',
+    dc: String(offset + 1),
+    api: 'd.js',
+    vqd,
+    kl: regionOf(req.country, req.language),
+  }
+  const df = timeFilterOf(req)
+  if (df) form.df = df
+  return form
+}
+
+/** Browser navigation headers for a form POST from the site's own page. */
+export function duckDuckGoHeaders(req: Pick<SearchRequest, 'country' | 'language' | 'time' | 'safe'>, endpoint: DuckDuckGoEndpoint): Record<string, string> {
+  const origin = new URL(ENDPOINTS[endpoint]).origin
+  // The settings the form carries are mirrored in cookies, as the site itself stores them.
+  const cookies = [`kl=${regionOf(req.country, req.language)}`, `kp=${safeSearchOf(req)}`]
+  const df = timeFilterOf(req)
+  if (df) cookies.push(`df=${df}`)
+  return {
+    'User-Agent': DDG_USER_AGENT,
+    Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'Accept-Language': acceptLanguage(req.language),
+    'Content-Type': 'application/x-www-form-urlencoded',
+    Origin: origin,
+    Referer: `${origin}/`,
+    Cookie: cookies.join('; '),
+    'Upgrade-Insecure-Requests': '1',
+    'Sec-Fetch-Dest': 'document',
+    'Sec-Fetch-Mode': 'navigate',
+    'Sec-Fetch-Site': 'same-origin',
+    'Sec-Fetch-User': '?1',
+  }
+}
+
+/** "pt-BR,pt;q=0.9,en;q=0.8": the language, its base, then English. */
+export function acceptLanguage(language: string): string {
+  const base = language.split('-')[0]?.toLowerCase() || 'en'
+  const parts = [language]
+  if (base !== language) parts.push(`${base};q=0.9`)
+  if (base !== 'en') parts.push('en;q=0.8')
+  return parts.join(',')
+}

@@ -1,0 +1,152 @@
+/** Structural lookups shared by the feature parsers: section labels, text blocks, search links. */
+import type { CheerioAPI } from 'cheerio'
+import type { AnyNode, Element } from 'domhandler'
+import { normText } from '../parse/text.ts'
+import { isElement, textOf } from './google-dom.util.ts'
+
+const BLOCK = new Set(['div', 'p', 'ul', 'ol', 'li', 'table', 'tr', 'td', 'h1', 'h2', 'h3', 'h4', 'section'])
+
+export const hasBlockChild = (el: Element): boolean => el.children.some((k) => isElement(k) && BLOCK.has(k.name))
+
+/** The nearest block-level element around `el` (inside `stop`): its visual line. */
+export function lineOf(el: Element, stop: Element): Element {
+  let cur: Element = el
+  while (cur.parent && cur !== stop && !BLOCK.has(cur.name)) cur = cur.parent as Element
+  return cur
+}
+
+/**
+ * Elements whose whole text is a section label matching `label` ("People also ask"). Headings are
+ * preferred, but the basic layout prints labels as plain spans, so any short element counts; the
+ * innermost match wins.
+ */
+export function findLabels($: CheerioAPI, scope: AnyNode, label: RegExp): Element[] {
+  const lengths = textLengths($)
+  const hits = $(scope)
+    .find('h1, h2, h3, h4, [role="heading"], span, div')
+    .filter((_, el) => {
+      const len = lengths.get(el) ?? 0
+      return len > 0 && len <= 80 && label.test(textOf(el))
+    })
+    .toArray()
+  return hits.filter((el) => !hits.some((o) => o !== el && isDescendant(o, el)))
+}
+
+/** The element's text when it is at most `max` characters long. */
+export function shortText($: CheerioAPI, el: Element, max: number): string | undefined {
+  const len = textLengths($).get(el) ?? 0
+  return len > 0 && len <= max ? textOf(el) : undefined
+}
+
+// Text length of every element, computed in one pass per document: label lookups run several
+// times per page and would otherwise walk big subtrees again and again.
+const lengthCache = new WeakMap<AnyNode, Map<Element, number>>()
+
+function textLengths($: CheerioAPI): Map<Element, number> {
+  const doc = $.root()[0] as AnyNode
+  const cached = lengthCache.get(doc)
+  if (cached) return cached
+  const lengths = new Map<Element, number>()
+  const walk = (n: AnyNode): number => {
+    if (n.type === 'text') return (n as unknown as { data: string }).data.trim().length
+    const kids = (n as { children?: AnyNode[] }).children
+    if (!kids || (isElement(n) && (n.name === 'script' || n.name === 'style'))) return 0
+    let sum = 0
+    for (const k of kids) sum += walk(k)
+    if (isElement(n)) lengths.set(n, sum)
+    return sum
+  }
+  walk(doc)
+  lengthCache.set(doc, lengths)
+  return lengths
+}
+
+function isDescendant(node: AnyNode, of: AnyNode): boolean {
+  let cur = node.parent
+  while (cur) {
+    if (cur === of) return true
+    cur = cur.parent
+  }
+  return false
+}
+
+/** The nearest ancestor of `label` that also holds something matching `test`. */
+export function regionOf(label: Element, stop: AnyNode, test: (el: Element) => boolean): Element | undefined {
+  let cur = label.parent
+  while (cur && cur !== stop && isElement(cur)) {
+    if (test(cur)) return cur
+    cur = cur.parent
+  }
+  return undefined
+}
+
+/**
+ * The main text of a block: the longest run of text not split by block elements, leaving out
+ * `skip` subtrees and links. A list of short lines (steps, names) is joined with " · ".
+ */
+export function bestTextBlock($: CheerioAPI, scope: Element, skip: (el: Element) => boolean): string | undefined {
+  let best: Element | undefined
+  let bestText = ''
+  $(scope)
+    .find('div, span, p, li')
+    .each((_, el) => {
+      if (skip(el) || hasBlockChild(el)) return
+      // Links trailing a snippet in the basic layout are sitelinks, not snippet words.
+      const links = new Set<AnyNode>($(el).find('a').toArray())
+      const t = textOf(el, { skip: links })
+        .replace(/(\s*·)+\s*$/, '')
+        .replace(/^(\s*·)+\s*/, '')
+      if (t.length > bestText.length) {
+        best = el
+        bestText = t
+      }
+    })
+  if (!best || bestText.length < 25) return undefined
+  const siblings = (best.parent?.children ?? []).filter(
+    (k): k is Element => isElement(k) && !hasBlockChild(k) && !skip(k) && !$(k).find('a').length && textOf(k).length > 0,
+  )
+  if (siblings.length >= 3 && siblings.every((k) => textOf(k).length <= 80)) {
+    return siblings.map((k) => textOf(k)).join(' · ')
+  }
+  return bestText
+}
+
+/** The query of a Google search link (`/search?q=…`), or undefined for any other link. */
+export function searchQueryOf(href: string | undefined): string | undefined {
+  if (!href) return undefined
+  try {
+    const u = new URL(href, 'https://www.google.com')
+    if (!/(^|\.)google\.[a-z.]+$/.test(u.hostname) || u.pathname !== '/search') return undefined
+    const q = u.searchParams.get('q')
+    return q ? normText(q) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The visual lines of an element: text split at block boundaries and `<br>`. */
+export function linesOf(el: Element, skip?: (el: Element) => boolean): string[] {
+  const parts: string[] = []
+  const walk = (n: AnyNode) => {
+    if (n.type === 'text') {
+      parts.push((n as unknown as { data: string }).data)
+      return
+    }
+    if (!isElement(n) || n.name === 'script' || n.name === 'style') return
+    if (skip?.(n)) return
+    if (n.name === 'br') {
+      parts.push('\n')
+      return
+    }
+    const block = BLOCK.has(n.name) || n.name === 'g-tray-header'
+    if (block) parts.push('\n')
+    for (const c of n.children) walk(c)
+    if (block) parts.push('\n')
+  }
+  walk(el)
+  return parts
+    .join('')
+    .split('\n')
+    .map((l) => normText(l))
+    .filter((l) => l.length > 0)
+}

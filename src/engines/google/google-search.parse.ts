@@ -1,0 +1,114 @@
+/**
+ * Parses a Google web result page — desktop, mobile or the basic (gbv=1 / no-JS) layout — into
+ * organic results and SERP features. The readers key on structure (headings inside links, ARIA
+ * roles and levels, `data-*` attributes, section labels) and use class names only as a hint, so a
+ * layout change is usually a one-file fix.
+ */
+
+import type { CheerioAPI } from 'cheerio'
+import * as cheerio from 'cheerio'
+import type { Element } from 'domhandler'
+import type { ParsedSearchPage, ParseQuality } from '../engine.types.ts'
+import { detectGoogleBlockInHtml } from './google-block.detect.ts'
+import { documentOrder } from './google-dom.util.ts'
+import { peopleAlsoAskOf, relatedSearchesOf, totalResultsOf } from './google-features.parse.ts'
+import { adsOf, placesOf, topStoriesOf } from './google-local.parse.ts'
+import { type OrganicParse, parseOrganic } from './google-organic.parse.ts'
+import { answerBoxOf, knowledgeGraphOf } from './google-panels.parse.ts'
+
+export type GoogleLayout = 'desktop' | 'mobile' | 'basic' | 'unknown'
+
+export interface ParseOptions {
+  /** Include ads (`ads[]`); they are skipped otherwise. */
+  includeAds?: boolean
+}
+
+/** Parses one Google web result page. A block or consent page yields no results and quality 'empty'. */
+export function parseGoogleSearch(html: string, opts: ParseOptions = {}): ParsedSearchPage {
+  if (!html || detectGoogleBlockInHtml(html)) return { results: [], parse_quality: 'empty' }
+  // htmlparser2 (in HTML mode) builds the tree about twice as fast as parse5, and Google's
+  // markup is regular enough that both give the same tree for every fixture.
+  const $ = cheerio.load(html, { xml: { xmlMode: false, decodeEntities: true } })
+  const layout = detectLayout($)
+  const body = ($('body')[0] ?? $.root()[0]) as Element
+  // Organic results live in the centre column; side panels and ads are read separately. Should a
+  // redesign move them out of it, the whole page is read instead.
+  const root = ($('#center_col')[0] ?? $('#rso')[0] ?? $('#main')[0] ?? body) as Element
+  const order = documentOrder($)
+
+  const organic = readOrganic($, root, body, order)
+  const kgScope = knowledgeScope($)
+  const knowledge_graph = knowledgeGraphOf($, body, layout === 'basic' || layout === 'unknown')
+  const page: ParsedSearchPage = {
+    results: organic.results,
+    people_also_ask: peopleAlsoAskOf($, body),
+    related_searches: relatedSearchesOf($, body, kgScope, order),
+    knowledge_graph,
+    answer_box: answerBoxOf($, body),
+    top_stories: topStoriesOf($, body),
+    places: placesOf($, body),
+    ads: opts.includeAds ? adsOf($, body, order, organic.firstOrder) : undefined,
+    total_results: totalResultsOf($, html),
+    parse_quality: 'ok',
+  }
+  page.parse_quality = qualityOf(page, organic, layout)
+  return dropEmpty(page)
+}
+
+interface OrganicRead extends OrganicParse {
+  /** Read by a fallback reader: the layout was not fully understood. */
+  fallback: boolean
+}
+
+/**
+ * Organic results, trying stricter readers first. A page with result markup must not come out
+ * empty: if the usual reader finds nothing, the whole page is read again with only known feature
+ * names kept out (an unknown section label, e.g. in another language, may cover the results), then
+ * with link text as titles for layouts without headings.
+ */
+function readOrganic($: CheerioAPI, root: Element, body: Element, order: Map<Element, number>): OrganicRead {
+  const first = parseOrganic($, root, order)
+  if (first.results.length) return { ...first, fallback: false }
+  const whole = root === body ? first : parseOrganic($, body, order)
+  if (whole.results.length) return { ...whole, fallback: false }
+  let markup = Math.max(first.markup, whole.markup)
+  for (const titles of ['headings', 'links'] as const) {
+    const next = parseOrganic($, body, order, { titles, lenient: true })
+    if (next.results.length) return { ...next, fallback: true }
+    markup = Math.max(markup, next.markup)
+  }
+  return { ...whole, markup, fallback: false }
+}
+
+/** Which Google layout the page is: it picks the knowledge-panel reader and feeds the quality verdict. */
+export function detectLayout($: CheerioAPI): GoogleLayout {
+  if ($('#rso, #center_col, #search').length) {
+    // Desktop pages are fixed-width and carry no device-width viewport.
+    const viewport = $('meta[name="viewport"]').attr('content') ?? ''
+    return /width=device-width/.test(viewport) ? 'mobile' : 'desktop'
+  }
+  // The basic layout wraps every outbound link in a /url?q= redirect.
+  if ($('a[href^="/url?q="], a[href^="/url?url="]').length) return 'basic'
+  return 'unknown'
+}
+
+/** Side panel and knowledge-panel fields: their "People also search for" lists entities, not queries. */
+function knowledgeScope($: CheerioAPI): Element[] {
+  return $('#rhs, [data-attrid]').toArray() as Element[]
+}
+
+/** `empty` only for a page without result markup: one with markup that yields nothing is `partial`. */
+function qualityOf(page: ParsedSearchPage, organic: OrganicRead, layout: GoogleLayout): ParseQuality {
+  if (page.results.length === 0) return organic.failed > 0 || organic.markup > 0 ? 'partial' : 'empty'
+  if (organic.failed > 0 || organic.fallback || layout === 'unknown') return 'partial'
+  return 'ok'
+}
+
+function dropEmpty(page: ParsedSearchPage): ParsedSearchPage {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(page)) {
+    if (v === undefined || (Array.isArray(v) && v.length === 0 && k !== 'results')) continue
+    out[k] = v
+  }
+  return out as unknown as ParsedSearchPage
+}

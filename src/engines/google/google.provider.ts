@@ -1,0 +1,51 @@
+import type { Provider } from '../engine.ts'
+import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
+import { detectGoogleBlock } from './google-block.detect.ts'
+import { parseGoogleSearch } from './google-search.parse.ts'
+import { buildGoogleSearchRequest } from './google-search.url.ts'
+import { googleImages } from './images/google-images.ts'
+import { googleLens } from './lens/google-lens.ts'
+import { googleMaps } from './maps/google-maps.ts'
+import { googlePlaces } from './maps/google-places.ts'
+import { googleNews } from './news/google-news.ts'
+import { googlePatents } from './patents/google-patents.ts'
+import { googleReviews } from './reviews/google-reviews.ts'
+import { googleScholar } from './scholar/google-scholar.ts'
+import { googleShopping } from './shopping/google-shopping.ts'
+import { googleVideos } from './videos/google-videos.ts'
+
+/**
+ * The primary engine: Google web search and every vertical. `reviewsTokenSecret` signs reviews
+ * page tokens (shared by all processes).
+ */
+export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
+  return {
+    name: 'google',
+    capabilities: {
+      verticals: ['search', 'news', 'images', 'videos', 'maps', 'places', 'shopping', 'scholar', 'patents', 'autocomplete', 'lens', 'reviews'],
+      params: ['location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains'],
+      siteOperator: true,
+    },
+    search: {
+      async run(req, fetch) {
+        const { url, headers } = buildGoogleSearchRequest(req)
+        const fetched = await fetch(url, headers)
+        return parseGoogleSearch(fetched.body, { includeAds: req.ads === true })
+      },
+    },
+    verticals: {
+      news: googleNews,
+      images: googleImages,
+      videos: googleVideos,
+      maps: googleMaps,
+      places: googlePlaces,
+      shopping: googleShopping,
+      scholar: googleScholar,
+      patents: googlePatents,
+      autocomplete: googleAutocomplete,
+      lens: googleLens,
+      reviews: googleReviews(opts.reviewsTokenSecret),
+    },
+    detectBlock: (r) => detectGoogleBlock(r),
+  }
+}

@@ -1,0 +1,15 @@
+/** /v1/maps on Google: one tbm=map search request, parsed from positional JSON. */
+
+import type { EngineVertical } from '../../engine.ts'
+import type { MapsPlace } from '../../engine.types.ts'
+import { detectMapsJsonBlock } from './google-maps.block.ts'
+import { parseGoogleMaps } from './google-maps.parse.ts'
+import { buildGoogleMapsRequest } from './google-maps.request.ts'
+
+export const googleMaps: EngineVertical<MapsPlace> = {
+  async run(req, fetch) {
+    const { url, headers } = buildGoogleMapsRequest(req)
+    const res = await fetch(url, headers, detectMapsJsonBlock)
+    return parseGoogleMaps(res.body, req)
+  },
+}

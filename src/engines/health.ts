@@ -1,0 +1,191 @@
+import type { ParseQuality } from './engine.types.ts'
+
+/**
+ * Engine health: a rolling record per provider and layout (web search, news, images, …) of how
+ * its answers went. Besides blocks and timeouts it watches parse quality, which no peer does: when
+ * a provider that answered cleanly starts answering pages we cannot read (`partial`) or read as
+ * empty, its page layout changed upstream (parser drift), and `auto` and `consensus` skip it until
+ * it recovers instead of serving empty answers. A provider that is blocked or drifting is given a
+ * single probe request once the cool-down has passed (a half-open circuit): a clean answer brings
+ * it back, another failure restarts the cool-down.
+ */
+
+export type EngineState = 'healthy' | 'degraded' | 'blocked' | 'drifting'
+export type HealthOutcome = 'ok' | 'blocked' | 'timeout' | 'error'
+
+export interface HealthEvent {
+  at: number
+  outcome: HealthOutcome
+  ms: number
+  /** Parse quality of an answered page (outcome ok). */
+  quality?: ParseQuality
+}
+
+export interface LayoutHealth {
+  layout: string
+  state: EngineState
+  /** ISO time the current state began; null when nothing was recorded yet. */
+  since: string | null
+  requests: number
+  block_rate: number
+  timeout_rate: number
+  error_rate: number
+  /** Share of answered pages that were `partial` or `empty`. */
+  unreadable_rate: number
+  p50_ms: number | null
+  p95_ms: number | null
+  last_at: string | null
+}
+
+/** Where events are shared between processes (Redis); memory only when absent. */
+export interface HealthShare {
+  push(key: string, event: HealthEvent): void
+  /** Every shared window, by key; called in the background. */
+  pull(): Promise<Map<string, HealthEvent[]>>
+}
+
+export const HEALTH_WINDOW = 50
+// Drift: at least this many recent answers, this share of them unreadable, this much above the older baseline.
+const RECENT = 10
+const DRIFT_MIN_ANSWERS = 4
+const DRIFT_SHARE = 0.6
+const DRIFT_RISE = 0.4
+const DEGRADED_FAILURE_SHARE = 0.3
+
+interface Track {
+  events: HealthEvent[]
+  state: EngineState
+  since: number | null
+}
+
+export class EngineHealth {
+  private readonly tracks = new Map<string, Track>()
+
+  constructor(private readonly opts: { cooldownMs: number; share?: HealthShare; now?: () => number }) {}
+
+  private now() {
+    return this.opts.now?.() ?? Date.now()
+  }
+
+  private track(key: string): Track {
+    let t = this.tracks.get(key)
+    if (!t) {
+      t = { events: [], state: 'healthy', since: null }
+      this.tracks.set(key, t)
+    }
+    return t
+  }
+
+  record(engine: string, layout: string, event: Omit<HealthEvent, 'at'>) {
+    const key = `${engine}:${layout}`
+    const full = { ...event, at: this.now() }
+    this.add(this.track(key), full)
+    this.opts.share?.push(key, full)
+  }
+
+  private add(t: Track, event: HealthEvent) {
+    const wasUnavailable = t.state === 'blocked' || t.state === 'drifting'
+    // A clean answer after a block or drift is the probe that shows recovery: the old window goes.
+    if (wasUnavailable && event.outcome === 'ok' && event.quality === 'ok') t.events = []
+    t.events.push(event)
+    if (t.events.length > HEALTH_WINDOW) t.events.splice(0, t.events.length - HEALTH_WINDOW)
+    this.settle(t, event.at)
+  }
+
+  private settle(t: Track, at: number) {
+    const state = stateOf(t.events)
+    // Another failure while unavailable restarts the cool-down.
+    if (state !== t.state || state === 'blocked' || state === 'drifting') t.since = at
+    t.state = state
+  }
+
+  /**
+   * Whether `auto` and `consensus` may ask this provider now: yes unless it is blocked or drifting
+   * and its cool-down has not passed (after it, one probe goes through).
+   */
+  available(engine: string, layout: string): boolean {
+    const t = this.tracks.get(`${engine}:${layout}`)
+    if (!t || (t.state !== 'blocked' && t.state !== 'drifting')) return true
+    return this.now() - (t.since ?? 0) >= this.opts.cooldownMs
+  }
+
+  state(engine: string, layout: string): EngineState {
+    return this.tracks.get(`${engine}:${layout}`)?.state ?? 'healthy'
+  }
+
+  /** The figures of every layout of `engine` that has seen traffic. */
+  layouts(engine: string): LayoutHealth[] {
+    const out: LayoutHealth[] = []
+    for (const [key, t] of this.tracks) {
+      if (!key.startsWith(`${engine}:`)) continue
+      out.push(figures(key.slice(engine.length + 1), t))
+    }
+    return out.sort((a, b) => a.layout.localeCompare(b.layout))
+  }
+
+  /**
+   * Replaces local windows with the shared ones (other processes' events included). Sharing is
+   * best effort: when the share is down or slow, the local record stands.
+   */
+  async refresh() {
+    if (!this.opts.share) return
+    const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000).unref())
+    const windows = await Promise.race([this.opts.share.pull().catch(() => null), timeout])
+    if (!windows) return
+    for (const [key, events] of windows) {
+      const t = this.track(key)
+      t.events = events.slice(-HEALTH_WINDOW)
+      const last = t.events.at(-1)
+      if (last) this.settle(t, last.at)
+    }
+  }
+}
+
+function stateOf(events: HealthEvent[]): EngineState {
+  const last = events.at(-1)
+  if (!last) return 'healthy'
+  if (last.outcome === 'blocked') return 'blocked'
+  const answered = events.filter((e) => e.outcome === 'ok')
+  const recent = answered.slice(-RECENT)
+  const older = answered.slice(0, -RECENT)
+  if (recent.length >= DRIFT_MIN_ANSWERS && last.outcome === 'ok' && last.quality !== 'ok') {
+    const share = unreadable(recent)
+    if (share >= DRIFT_SHARE && share - unreadable(older) >= DRIFT_RISE) return 'drifting'
+  }
+  const tail = events.slice(-RECENT)
+  const failures = tail.filter((e) => e.outcome !== 'ok').length
+  if (tail.length >= 3 && failures / tail.length >= DEGRADED_FAILURE_SHARE) return 'degraded'
+  return 'healthy'
+}
+
+function unreadable(answers: HealthEvent[]): number {
+  if (!answers.length) return 0
+  return answers.filter((e) => e.quality !== 'ok').length / answers.length
+}
+
+function figures(layout: string, t: Track): LayoutHealth {
+  const n = t.events.length
+  const share = (o: HealthOutcome) => (n ? round(t.events.filter((e) => e.outcome === o).length / n) : 0)
+  const ms = t.events.map((e) => e.ms).sort((a, b) => a - b)
+  const last = t.events.at(-1)
+  return {
+    layout,
+    state: t.state,
+    since: t.since === null ? null : new Date(t.since).toISOString(),
+    requests: n,
+    block_rate: share('blocked'),
+    timeout_rate: share('timeout'),
+    error_rate: share('error'),
+    unreadable_rate: round(unreadable(t.events.filter((e) => e.outcome === 'ok'))),
+    p50_ms: percentile(ms, 0.5),
+    p95_ms: percentile(ms, 0.95),
+    last_at: last ? new Date(last.at).toISOString() : null,
+  }
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? null
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000

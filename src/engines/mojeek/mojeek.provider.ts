@@ -1,0 +1,23 @@
+import type { Provider } from '../engine.ts'
+import { detectMojeekBlock } from './mojeek.block.ts'
+import { parseMojeekSearch } from './mojeek.parse.ts'
+import { buildMojeekSearchRequest } from './mojeek.request.ts'
+
+/** Mojeek: web search from its own index. Its query language has `site:`. */
+export const mojeekProvider: Provider = {
+  name: 'mojeek',
+  capabilities: {
+    verticals: ['search'],
+    params: ['time', 'safe', 'include_domains'],
+    siteOperator: true,
+  },
+  search: {
+    async run(req, fetch) {
+      const { url, headers } = buildMojeekSearchRequest(req)
+      const page = await fetch(url, headers)
+      return parseMojeekSearch(page.body)
+    },
+  },
+  verticals: {},
+  detectBlock: (r) => detectMojeekBlock(r),
+}

@@ -1,0 +1,169 @@
+import type { ProxyPool } from '../../config.ts'
+import type { AttemptOutcome, ProxyHealth } from './upstream.types.ts'
+
+/** One proxy chosen for one attempt. `url` may hold credentials; only `label` is ever shown. */
+export interface ProxyRoute {
+  pool: string
+  url: string
+  label: string
+}
+
+export interface CooldownOptions {
+  /** First cool-down after a failure; each consecutive failure doubles it. */
+  baseMs: number
+  maxMs: number
+}
+
+export const DEFAULT_COOLDOWN: CooldownOptions = { baseMs: 30_000, maxMs: 600_000 }
+
+interface Penalty {
+  failures: number
+  until: number
+}
+
+interface ProxyState extends ProxyRoute {
+  /** Timeouts and connection errors: the proxy itself is unwell, for every engine. */
+  own: Penalty
+  /** Blocks are per engine: an address Google refuses may still be fine for Bing. */
+  blocks: Map<string, Penalty>
+  lastOutcome: AttemptOutcome | null
+}
+
+/**
+ * Health and rotation of the configured proxy pools. State lives in this process only:
+ * a restart forgets cool-downs, which at worst costs one failed attempt per bad proxy.
+ */
+export class ProxyPools {
+  readonly #pools: { name: string; proxies: ProxyState[]; cursor: number }[]
+  readonly #cooldown: CooldownOptions
+  readonly #now: () => number
+
+  constructor(pools: readonly ProxyPool[], cooldown: CooldownOptions = DEFAULT_COOLDOWN, now = Date.now) {
+    this.#cooldown = cooldown
+    this.#now = now
+    this.#pools = pools
+      .filter((p) => p.urls.length > 0)
+      .map((p) => ({
+        name: p.name,
+        cursor: 0,
+        proxies: p.urls.map((url) => ({
+          pool: p.name,
+          url,
+          label: proxyLabel(url),
+          own: { failures: 0, until: 0 },
+          blocks: new Map(),
+          lastOutcome: null,
+        })),
+      }))
+  }
+
+  get enabled(): boolean {
+    return this.#pools.length > 0
+  }
+
+  /** Number of configured proxies across all pools. */
+  get size(): number {
+    return this.#pools.reduce((n, p) => n + p.proxies.length, 0)
+  }
+
+  /**
+   * The next healthy proxy not yet tried by this request, round robin within a pool, pools in
+   * failover order. A pool is left once `perPoolLimit` of its proxies failed for this request.
+   */
+  pick(engine: string, tried: ReadonlySet<string>, perPoolLimit: number): ProxyRoute | null {
+    const now = this.#now()
+    for (const pool of this.#pools) {
+      const triedHere = pool.proxies.filter((p) => tried.has(p.url)).length
+      if (triedHere >= perPoolLimit) continue
+      for (let i = 0; i < pool.proxies.length; i++) {
+        const index = (pool.cursor + i) % pool.proxies.length
+        const proxy = pool.proxies[index]
+        if (!proxy || tried.has(proxy.url) || availableAt(proxy, engine) > now) continue
+        pool.cursor = index + 1
+        return toRoute(proxy)
+      }
+    }
+    return null
+  }
+
+  /**
+   * When every proxy is cooling down, the first attempt of a request still goes out, through the
+   * proxy whose cool-down ends first, rather than failing without trying. Never falls back to a
+   * direct connection: operators configure proxies precisely so the server's address is not used.
+   */
+  pickLastResort(engine: string): ProxyRoute | null {
+    let best: ProxyState | null = null
+    for (const proxy of this.#pools.flatMap((p) => p.proxies)) {
+      if (!best || availableAt(proxy, engine) < availableAt(best, engine)) best = proxy
+    }
+    return best ? toRoute(best) : null
+  }
+
+  /** `penalise` is false for failures that are not the route's fault (a 404, an oversized page). */
+  report(route: ProxyRoute, engine: string, outcome: AttemptOutcome, penalise: boolean): void {
+    const proxy = this.#find(route.url)
+    if (!proxy) return
+    proxy.lastOutcome = outcome
+    if (outcome === 'ok') {
+      proxy.own = { failures: 0, until: 0 }
+      proxy.blocks.delete(engine)
+      return
+    }
+    if (!penalise) return
+    if (outcome === 'blocked') {
+      proxy.blocks.set(engine, this.#escalate(proxy.blocks.get(engine)))
+    } else {
+      proxy.own = this.#escalate(proxy.own)
+    }
+  }
+
+  health(): ProxyHealth[] {
+    const now = this.#now()
+    return this.#pools.flatMap((pool) =>
+      pool.proxies.map((p) => {
+        const blockedBy: Record<string, string> = {}
+        for (const [engine, penalty] of p.blocks) {
+          if (penalty.until > now) blockedBy[engine] = new Date(penalty.until).toISOString()
+        }
+        return {
+          pool: pool.name,
+          proxy: p.label,
+          healthy: p.own.until <= now,
+          consecutiveFailures: p.own.failures,
+          coolingUntil: p.own.until > now ? new Date(p.own.until).toISOString() : null,
+          lastOutcome: p.lastOutcome,
+          blockedBy,
+        }
+      }),
+    )
+  }
+
+  #escalate(previous: Penalty | undefined): Penalty {
+    const failures = (previous?.failures ?? 0) + 1
+    const ms = Math.min(this.#cooldown.baseMs * 2 ** (failures - 1), this.#cooldown.maxMs)
+    return { failures, until: this.#now() + ms }
+  }
+
+  #find(url: string): ProxyState | undefined {
+    for (const pool of this.#pools) {
+      const found = pool.proxies.find((p) => p.url === url)
+      if (found) return found
+    }
+    return undefined
+  }
+}
+
+function availableAt(proxy: ProxyState, engine: string): number {
+  return Math.max(proxy.own.until, proxy.blocks.get(engine)?.until ?? 0)
+}
+
+function toRoute(p: ProxyState): ProxyRoute {
+  return { pool: p.pool, url: p.url, label: p.label }
+}
+
+/** `host:port` only: proxy URLs often carry credentials, and routes are shown to API users. */
+export function proxyLabel(url: string): string {
+  const u = new URL(url)
+  const port = u.port || (u.protocol === 'https:' ? '443' : '80')
+  return `${u.hostname}:${port}`
+}

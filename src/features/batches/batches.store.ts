@@ -1,0 +1,67 @@
+import type { Db, Tx } from '../../store/database.ts'
+import type { BatchJobRow } from '../../store/schema.ts'
+
+/** SQL for batch jobs. Rules live in batches.service.ts and batches.worker.ts. */
+
+export async function insertBatchJobs(tx: Tx, rows: BatchJobRow[]) {
+  if (rows.length > 0) await tx.insertInto('batch_jobs').values(rows).execute()
+}
+
+export const findBatchJob = (db: Db | Tx, accountId: string, id: string) =>
+  db.selectFrom('batch_jobs').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
+
+export const findBatchJobById = (db: Db | Tx, id: string) => db.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst()
+
+/** Jobs of the account still waiting or in flight (SPEC Limits: up to 10,000). */
+export async function countActiveBatchJobs(db: Db | Tx, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('batch_jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * Writes a running job's next state only while `workerId` still holds its lease; false when the
+ * lease was lost (another worker took the job over), so the caller's transaction must roll back.
+ */
+export async function updateLeasedBatchJob(
+  tx: Tx,
+  id: string,
+  workerId: string,
+  patch: Partial<Omit<BatchJobRow, 'id' | 'account_id' | 'key_id' | 'batch_id'>>,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('batch_jobs')
+    .set(patch)
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+export const setBatchJobDelivery = (tx: Tx, id: string, deliveryId: string) =>
+  tx.updateTable('batch_jobs').set({ webhook_delivery_id: deliveryId }).where('id', '=', id).execute()
+
+/** Finished jobs past their 24 hours, removed in chunks so one sweep never holds the write lock for long. */
+export async function pruneExpiredBatchJobs(db: Db, now: number): Promise<number> {
+  let removed = 0
+  for (let round = 0; round < 20; round++) {
+    const expired = await db.selectFrom('batch_jobs').select('id').where('expires_at', '<', now).limit(1000).execute()
+    if (expired.length === 0) break
+    await db
+      .deleteFrom('batch_jobs')
+      .where(
+        'id',
+        'in',
+        expired.map((r) => r.id),
+      )
+      .execute()
+    removed += expired.length
+    if (expired.length < 1000) break
+  }
+  return removed
+}

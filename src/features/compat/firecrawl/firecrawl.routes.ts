@@ -1,0 +1,242 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
+import { ApiError } from '../../../errors.ts'
+import { setBillingHeaders } from '../../../http/billing-headers.ts'
+import { toApiError } from '../../../http/error-handler.ts'
+import { parseInput, parseWith } from '../../../http/parse-input.ts'
+import type { AppDeps } from '../../../services.ts'
+import { countTokens } from '../../../text/tokens.ts'
+import { toMc } from '../../credits/money.ts'
+import { sendFirecrawlError } from './firecrawl.errors.ts'
+import {
+  FirecrawlCancelled,
+  FirecrawlJobErrors,
+  FirecrawlJobStarted,
+  FirecrawlJobStatus,
+  FirecrawlMapResponse,
+  FirecrawlScrapeResponse,
+  FirecrawlSearchResponse,
+  firecrawlErrorResponses,
+} from './firecrawl.response.ts'
+import {
+  FirecrawlBatchBody,
+  FirecrawlCrawlBody,
+  FirecrawlMapBody,
+  FirecrawlScrapeBody,
+  FirecrawlSearchBody,
+  JobIdParams,
+  JobPageQuery,
+} from './firecrawl.schema.ts'
+import {
+  batchErrors,
+  batchStatus,
+  cancelFirecrawlCrawl,
+  crawlErrors,
+  firecrawlCrawlStatus,
+  map,
+  scrape,
+  search,
+  startBatchScrape,
+  startFirecrawlCrawl,
+} from './firecrawl.service.ts'
+import { crawlStatusWebSocket } from './firecrawl.ws.ts'
+
+export const FIRECRAWL_PREFIX = '/compat/firecrawl'
+const TAG = 'compat-firecrawl'
+
+/** Unknown body keys: Firecrawl's server refuses them too. */
+const explainUnknown = (name: string) => `unknown parameter ${name}: not a Firecrawl v2 field Trawl takes (docs/compat-firecrawl.md lists them)`
+
+/**
+ * Firecrawl v2 at <base>/compat/firecrawl: point Firecrawl's SDKs (apiUrl), its MCP server
+ * (FIRECRAWL_API_URL) and the frameworks' loaders at it with a Trawl key. Errors come back in
+ * Firecrawl's shape; everything is billed like the Trawl endpoint doing the work.
+ */
+export function firecrawlRoutes(app: FastifyInstance, deps: AppDeps) {
+  /** The server as the client reached it: the configured base URL when the Host matches it, else the Host itself. */
+  const publicBase = (protocol: string, host: string | undefined) => {
+    const configured = new URL(deps.config.baseUrl)
+    if (!host || host === configured.host) return deps.config.baseUrl
+    return `${protocol}://${host}`
+  }
+  const selfOf = (req: FastifyRequest, path: string) => `${publicBase(req.protocol, req.headers.host)}${FIRECRAWL_PREFIX}${path}`
+  crawlStatusWebSocket(app, deps, (host) => `${publicBase('http', host)}${FIRECRAWL_PREFIX}/v2/crawl`)
+
+  void app.register(
+    async (scope) => {
+      scope.setErrorHandler((err, req, reply) => sendFirecrawlError(req, reply, toApiError(err, req)))
+      scope.setNotFoundHandler((req, reply) => sendFirecrawlError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+
+      const billed = { auth: 'key' as const, billed: true }
+      const sendJson = (req: FastifyRequest, reply: FastifyReply, body: unknown, billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean }) => {
+        const payload = JSON.stringify(body)
+        if (billing) setBillingHeaders(req, reply, { ...billing, tokens: countTokens(payload) }, deps.usdPerCredit)
+        return reply.type('application/json; charset=utf-8').send(payload)
+      }
+      const body = <S extends z.ZodObject>(schema: S, req: FastifyRequest) => parseInput(schema, req, { explainUnknown })
+      const schema = (operationId: string, summary: string, description: string, extra: Record<string, unknown>, ok: z.ZodType) => ({
+        operationId,
+        summary,
+        description,
+        tags: [TAG],
+        ...extra,
+        response: { 200: ok, ...firecrawlErrorResponses },
+      })
+      const idOf = (req: FastifyRequest) => parseWith(JobIdParams, req.params).id
+      const paging = (req: FastifyRequest, path: string) => ({ ...parseInput(JobPageQuery, req, { ignore: ['api_key'] }), self: selfOf(req, path) })
+
+      scope.post(
+        '/v2/scrape',
+        {
+          config: billed,
+          schema: schema(
+            'firecrawlScrape',
+            'Firecrawl: scrape one page',
+            'Formats markdown, html (main content), rawHtml (the page as fetched), links and images. 1 credit like /v1/webpage; 0.5 from the cache with maxAge; free when the page has no readable content.',
+            { body: FirecrawlScrapeBody },
+            FirecrawlScrapeResponse,
+          ),
+        },
+        async (req, reply) => {
+          const outcome = await scrape(deps, req.auth, body(FirecrawlScrapeBody, req), req.id)
+          return sendJson(req, reply, outcome.body, outcome)
+        },
+      )
+
+      scope.post(
+        '/v2/search',
+        {
+          config: billed,
+          schema: schema(
+            'firecrawlSearch',
+            'Firecrawl: search',
+            'Sources web, news and images, each billed like /v1/search, /v1/news or /v1/images at the depth holding `limit`; scrapeOptions reads the top web results (10 at most) as Markdown, +1 credit per page.',
+            { body: FirecrawlSearchBody },
+            FirecrawlSearchResponse,
+          ),
+        },
+        async (req, reply) => {
+          const outcome = await search(deps, req.auth, body(FirecrawlSearchBody, req), req.id)
+          return sendJson(req, reply, outcome.body, outcome)
+        },
+      )
+
+      scope.post(
+        '/v2/map',
+        {
+          config: billed,
+          schema: schema(
+            'firecrawlMap',
+            'Firecrawl: list a site’s URLs',
+            'Like /v1/map: 1 credit when URLs were found, free otherwise; at most 5000 URLs.',
+            { body: FirecrawlMapBody },
+            FirecrawlMapResponse,
+          ),
+        },
+        async (req, reply) => {
+          const outcome = await map(deps, req.auth, body(FirecrawlMapBody, req), req.id)
+          return sendJson(req, reply, outcome.body, outcome)
+        },
+      )
+
+      scope.post(
+        '/v2/crawl',
+        {
+          config: billed,
+          schema: schema(
+            'firecrawlStartCrawl',
+            'Firecrawl: start a crawl',
+            'Like POST /v1/crawl: `limit` credits (at most 1000) reserved, the unread part refunded when it ends. Answers 200 as Firecrawl does.',
+            { body: FirecrawlCrawlBody },
+            FirecrawlJobStarted,
+          ),
+        },
+        async (req, reply) => {
+          const { task, balanceMc, warning } = await startFirecrawlCrawl(deps, req.auth, body(FirecrawlCrawlBody, req), req.id)
+          const started = { success: true, id: task.id, url: selfOf(req, `/v2/crawl/${task.id}`), ...(warning && { warning }) }
+          return sendJson(req, reply, started, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false })
+        },
+      )
+
+      const job = { config: { auth: 'key' as const }, params: JobIdParams }
+      scope.get(
+        '/v2/crawl/:id',
+        {
+          config: job.config,
+          schema: schema(
+            'firecrawlGetCrawl',
+            'Firecrawl: crawl status and pages',
+            'Free. Status scraping, completed, failed or cancelled; pages as documents, 100 (and 10 MB) per answer, the rest behind `next`. The same path in ws(s):// is the status WebSocket of the SDK’s watcher (key as the subprotocol).',
+            { params: JobIdParams, querystring: JobPageQuery },
+            FirecrawlJobStatus,
+          ),
+        },
+        async (req, reply) => {
+          const id = idOf(req)
+          return sendJson(req, reply, await firecrawlCrawlStatus(deps, req.auth, id, paging(req, `/v2/crawl/${id}`)))
+        },
+      )
+      scope.delete(
+        '/v2/crawl/:id',
+        {
+          config: job.config,
+          schema: schema('firecrawlCancelCrawl', 'Firecrawl: cancel a crawl', 'Like DELETE /v1/crawl/{id}.', { params: JobIdParams }, FirecrawlCancelled),
+        },
+        async (req, reply) => sendJson(req, reply, await cancelFirecrawlCrawl(deps, req.auth, idOf(req))),
+      )
+      scope.get(
+        '/v2/crawl/:id/errors',
+        {
+          config: job.config,
+          schema: schema('firecrawlCrawlErrors', 'Firecrawl: pages a crawl could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
+        },
+        async (req, reply) => sendJson(req, reply, await crawlErrors(deps, req.auth, idOf(req))),
+      )
+
+      scope.post(
+        '/v2/batch/scrape',
+        {
+          config: billed,
+          schema: schema(
+            'firecrawlBatchScrape',
+            'Firecrawl: scrape up to 100 pages later',
+            'A /v1/batches batch of webpage jobs: half price (0.5 credit per page), failed pages refunded. One content format per page (markdown or html) with links and images.',
+            { body: FirecrawlBatchBody },
+            FirecrawlJobStarted,
+          ),
+        },
+        async (req, reply) => {
+          const started = await startBatchScrape(deps, req.auth, body(FirecrawlBatchBody, req), req.id)
+          const answer = { success: true, id: started.batchId, url: selfOf(req, `/v2/batch/scrape/${started.batchId}`), invalidURLs: started.invalidURLs }
+          return sendJson(req, reply, answer, { usedMc: started.chargedMc, balanceMc: started.balanceMc, cacheHit: false })
+        },
+      )
+      scope.get(
+        '/v2/batch/scrape/:id',
+        {
+          config: job.config,
+          schema: schema(
+            'firecrawlGetBatchScrape',
+            'Firecrawl: batch scrape status and pages',
+            'Free. Pages as documents, 100 (and 10 MB) per answer, the rest behind `next`.',
+            { params: JobIdParams, querystring: JobPageQuery },
+            FirecrawlJobStatus,
+          ),
+        },
+        async (req, reply) => {
+          const id = idOf(req)
+          return sendJson(req, reply, await batchStatus(deps, req.auth, id, paging(req, `/v2/batch/scrape/${id}`)))
+        },
+      )
+      scope.get(
+        '/v2/batch/scrape/:id/errors',
+        {
+          config: job.config,
+          schema: schema('firecrawlBatchScrapeErrors', 'Firecrawl: pages a batch scrape could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
+        },
+        async (req, reply) => sendJson(req, reply, await batchErrors(deps, req.auth, idOf(req))),
+      )
+    },
+    { prefix: FIRECRAWL_PREFIX },
+  )
+}

@@ -1,0 +1,151 @@
+// The dashboard app: session, layout, client-side routing between the screens.
+import { KeysScreen } from './keys.js'
+import { APP, api, currentPath, html, navigate, onSignedOut, render, useCallback, useEffect, useState } from './lib.js'
+import { PlaygroundScreen } from './playground.js'
+import { ErrorNote, Loading } from './ui.js'
+import { UsageScreen } from './usage.js'
+import { WebhooksScreen } from './webhooks.js'
+import { WorkScreen } from './work.js'
+
+const SCREENS = [
+  { path: '/keys', label: 'Keys', view: KeysScreen },
+  { path: '/usage', label: 'Usage', view: UsageScreen },
+  { path: '/webhooks', label: 'Webhooks', view: WebhooksScreen },
+  // Shown only when the server has at least one of batches, crawls, monitors and engine health.
+  { path: '/work', label: 'Work', view: WorkScreen, when: (f) => f.batches || f.crawls || f.monitors || f.engines },
+  { path: '/playground', label: 'Playground', view: PlaygroundScreen },
+]
+
+function Link({ to, children, current }) {
+  const go = (e) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return
+    e.preventDefault()
+    navigate(to)
+  }
+  return html`<a href=${APP + to} onClick=${go} aria-current=${current ? 'page' : undefined}>${children}</a>`
+}
+
+function Login({ onSignedIn }) {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState(null)
+  const submit = async (e) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      await api('POST', '/v1/login', { email, password })
+      await onSignedIn()
+    } catch (err) {
+      setError(err)
+      setBusy(false)
+    }
+  }
+  return html`<main class="login">
+    <form class="card login-card" onSubmit=${submit} aria-labelledby="login-title">
+      <div class="brand big"><span class="logo" aria-hidden="true"></span> Trawl</div>
+      <h1 id="login-title">Sign in to your dashboard</h1>
+      <label class="field">
+        <span>Email</span>
+        <input type="email" name="email" autocomplete="username" required value=${email} onInput=${(e) => setEmail(e.currentTarget.value)} />
+      </label>
+      <label class="field">
+        <span>Password</span>
+        <input
+          type="password"
+          name="password"
+          autocomplete="current-password"
+          required
+          value=${password}
+          onInput=${(e) => setPassword(e.currentTarget.value)}
+        />
+      </label>
+      <${ErrorNote} error=${error} />
+      <button type="submit" class="primary block" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
+      <p class="hint">Accounts are created by the operator (<code>trawl accounts create</code>).</p>
+    </form>
+  </main>`
+}
+
+function Layout({ session, screens, active, onSignOut, children }) {
+  const { user } = session
+  return html`<div class="shell">
+    <header class="top">
+      <div class="brand"><span class="logo" aria-hidden="true"></span> Trawl</div>
+      <nav class="tabs" aria-label="Dashboard">
+        ${screens.map((s) => html`<${Link} to=${s.path} current=${s === active}>${s.label}<//>`)}
+      </nav>
+      <div class="who">
+        <span class="email" title=${user.email}>${user.email}</span>
+        <span class=${`badge ${user.role === 'owner' ? 'info' : 'neutral'}`}>${user.role}</span>
+        <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
+      </div>
+    </header>
+    <main class="content" id="main">${children}</main>
+  </div>`
+}
+
+function App() {
+  // undefined: checking the session; null: signed out; else GET /v1/account (user, account, features).
+  const [session, setSession] = useState(undefined)
+  const [failure, setFailure] = useState(null)
+  const [path, setPath] = useState(currentPath())
+
+  const refresh = useCallback(async () => {
+    try {
+      setSession(await api('GET', '/v1/account'))
+      setFailure(null)
+    } catch (e) {
+      if (e.status === 401) setSession(null)
+      else setFailure(e)
+    }
+  }, [])
+  useEffect(() => {
+    refresh()
+  }, [refresh])
+  useEffect(() => {
+    const onPop = () => setPath(currentPath())
+    addEventListener('popstate', onPop)
+    return () => removeEventListener('popstate', onPop)
+  }, [])
+  useEffect(() => onSignedOut(() => setSession(null)), [])
+
+  const signOut = async () => {
+    try {
+      await api('POST', '/v1/logout')
+    } finally {
+      setSession(null)
+      navigate('/login')
+    }
+  }
+
+  if (failure && !session)
+    return html`<main class="login"><div class="card"><${ErrorNote} error=${failure} /><button onClick=${refresh}>Retry</button></div></main>`
+  if (session === undefined) return html`<${Loading} />`
+  if (session === null) {
+    document.title = 'Sign in · Trawl'
+    return html`<${Login}
+      onSignedIn=${async () => {
+        await refresh()
+        if (path === '/' || path === '/login') navigate('/keys', { replace: true })
+      }}
+    />`
+  }
+  const screens = SCREENS.filter((s) => !s.when || s.when(session.features ?? {}))
+  const active = screens.find((s) => path === s.path || path.startsWith(`${s.path}/`))
+  if (!active) {
+    // /, /login and unknown paths land on the keys screen.
+    queueMicrotask(() => navigate('/keys', { replace: true }))
+    return html`<${Loading} />`
+  }
+  document.title = `${active.label} · Trawl`
+  const View = active.view
+  return html`<${Layout} session=${session} screens=${screens} active=${active} onSignOut=${signOut}>
+    <${View} session=${session} refreshSession=${refresh} path=${path} />
+  <//>`
+}
+
+const root = document.getElementById('root')
+root.textContent = ''
+render(html`<${App} />`, root)

@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify'
+import type { Store } from '../../store/database.ts'
+import { SESSION_COOKIE, type SessionUser, sessionUser } from './sessions.service.ts'
+
+/** Where the dashboard lives: the app at TRAWL_APP_URL's path, its API under `<app>/api`. */
+export function dashboardPaths(appUrl: string) {
+  const url = new URL(appUrl)
+  const app = url.pathname.replace(/\/$/, '')
+  return { app, api: `${app}/api`, origin: url.origin }
+}
+
+/** The signed-in user of a dashboard API request, or 401 naming the login route. */
+export const sessionReader =
+  (store: Store, apiPrefix: string) =>
+  (req: FastifyRequest): Promise<SessionUser> =>
+    sessionUser(store, req.cookies[SESSION_COOKIE], `${apiPrefix}/v1/login`)

@@ -1,0 +1,106 @@
+import { z } from 'zod'
+import { ApiError } from '../../errors.ts'
+import { type AuthContext, authForKeyId } from '../../http/auth.ts'
+import { parseWith } from '../../http/parse-input.ts'
+import type { AppDeps } from '../../services.ts'
+import type { LookupOutcome } from '../search/billed-lookup.ts'
+import { MARKDOWN_VERTICALS, type OutputFormat, renderSearchResponse, type Vertical, validateOutputOptions } from '../search/output/output.ts'
+import { SearchParams } from '../search/search.schema.ts'
+import { normaliseSearch, runSearch } from '../search/search.service.ts'
+import { explainParamElsewhere } from '../search/verticals/param-homes.ts'
+import { runVertical } from '../search/verticals/vertical.service.ts'
+import { VERTICAL_SPECS, type VerticalName } from '../search/verticals/vertical.specs.ts'
+import { liveKeysOf } from './dashboard.store.ts'
+import type { SessionUser } from './sessions.service.ts'
+
+/**
+ * The dashboard's playground (docs/dashboard.md): runs any search vertical for the signed-in user,
+ * through the same parsing, normalising, engines and billing as GET|POST /v1/<vertical>, on one of
+ * the user's own API keys: so it is billed, limited (the key's monthly limit, the account's spend
+ * cap, the key's rate limit) and recorded exactly like an API call with that key. The key is the
+ * one the user picks, or by default the oldest live key they created (the owner falls back to the
+ * account's oldest key). No key is created behind the user's back.
+ */
+
+const PLAYGROUND_VERTICALS = ['search', ...Object.keys(VERTICAL_SPECS)] as Vertical[]
+
+export const isPlaygroundVertical = (name: string): name is Vertical => (PLAYGROUND_VERTICALS as string[]).includes(name)
+
+/** Keys a user may bill in the playground: members their own (as for managing keys), the owner any. */
+export async function playgroundKeys(store: AppDeps['store'], user: SessionUser) {
+  const keys = await liveKeysOf(store.db, user.accountId)
+  const usable = keys.filter((k) => user.role === 'owner' || k.user_id === user.id)
+  // The user's own keys first, oldest first: the first is the default.
+  return [...usable.filter((k) => k.user_id === user.id), ...usable.filter((k) => k.user_id !== user.id)].map((k) => ({
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    own: k.user_id === user.id,
+  }))
+}
+
+/** The AuthContext the playground acts as: `keyId` when given (it must be usable), else the default key. */
+export async function playgroundAuth(store: AppDeps['store'], user: SessionUser, keyId?: string): Promise<AuthContext> {
+  const keys = await playgroundKeys(store, user)
+  const key = keyId === undefined ? keys[0] : keys.find((k) => k.id === keyId)
+  if (!key) {
+    if (keyId !== undefined) throw new ApiError('not_found', `key ${keyId} does not exist or is not one you may use`)
+    throw new ApiError('invalid_request', 'the playground bills one of your API keys: create a key first')
+  }
+  return authForKeyId(store, key.id)
+}
+
+/** The verticals and their parameters (JSON Schema, from the same zod schemas the API validates with). */
+export function playgroundVerticals() {
+  const schemaOf = (name: Vertical) => (name === 'search' ? SearchParams : VERTICAL_SPECS[name as VerticalName].schema)
+  return PLAYGROUND_VERTICALS.map((name) => {
+    const json = z.toJSONSchema(schemaOf(name), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] }
+    return {
+      name,
+      path: `/v1/${name}`,
+      summary: name === 'search' ? 'Web search' : VERTICAL_SPECS[name as VerticalName].summary,
+      markdown: MARKDOWN_VERTICALS.has(name),
+      params: json.properties ?? {},
+      required: json.required ?? [],
+    }
+  })
+}
+
+export interface PlaygroundRun {
+  auth: AuthContext
+  outcome: LookupOutcome<object>
+  /** The body as the API would send it for the asked format and fields (JSON formats). */
+  json: unknown
+  /** The same body as format=markdown, where the vertical has a Markdown layout. */
+  markdown: string | null
+}
+
+/** One billed call of `vertical` with `params` (the realtime endpoint's exact parameters). */
+export async function runPlayground(deps: AppDeps, user: SessionUser, vertical: Vertical, params: unknown, keyId: string | undefined, requestId: string) {
+  const auth = await playgroundAuth(deps.store, user, keyId)
+  const explain = explainParamElsewhere(`/v1/${vertical}`)
+  let outcome: LookupOutcome<object>
+  let format: OutputFormat
+  let fields: string | undefined
+  if (vertical === 'search') {
+    const p = parseWith(SearchParams, params, explain)
+    format = p.format ?? 'json'
+    fields = p.fields
+    validateOutputOptions('search', { format, fields }) // before anything is reserved
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    outcome = await runSearch(deps, auth, normaliseSearch(p, auth), { maxAge: p.max_age, includeContent: p.include_content }, requestId)
+  } else {
+    const spec = VERTICAL_SPECS[vertical as VerticalName]
+    const p = parseWith(spec.schema, params, explain) as Record<string, unknown>
+    format = (p.format as OutputFormat | undefined) ?? 'json'
+    fields = p.fields as string | undefined
+    validateOutputOptions(vertical, { format, fields })
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    outcome = await runVertical(deps, auth, spec, spec.normalise(p, auth), { maxAge: p.max_age as number | undefined }, requestId)
+  }
+  const body = outcome.body as Parameters<typeof renderSearchResponse>[1]
+  // One call, both views: the JSON pane shows the asked JSON format (json when markdown was asked).
+  const jsonText = renderSearchResponse(vertical, body, { format: format === 'markdown' ? 'json' : format, fields }).payload
+  const markdown = MARKDOWN_VERTICALS.has(vertical) ? renderSearchResponse(vertical, body, { format: 'markdown' }).payload : null
+  return { auth, outcome, json: JSON.parse(jsonText) as unknown, markdown } satisfies PlaygroundRun
+}

@@ -1,0 +1,35 @@
+import type { Engines } from '../../engines/registry.ts'
+import type { EngineStatus } from './engines.response.ts'
+
+const SEVERITY = ['healthy', 'degraded', 'drifting', 'blocked'] as const
+
+/** Every provider with its capabilities and health, in `auto` order (GET /v1/engines, /healthz). */
+export function engineStatuses(engines: Engines): EngineStatus[] {
+  const auto = engines.autoOrder()
+  const consensus = engines.consensusSet()
+  return engines.all().map((engine) => {
+    const layouts = engines.health.layouts(engine.name)
+    const worst = layouts.reduce<(typeof layouts)[number] | undefined>(
+      (w, l) => (!w || SEVERITY.indexOf(l.state) > SEVERITY.indexOf(w.state) ? l : w),
+      undefined,
+    )
+    return {
+      name: engine.name,
+      primary: engine.name === engines.primary,
+      verticals: [...engine.capabilities.verticals],
+      params: [...engine.capabilities.params],
+      auto: auto.includes(engine.name),
+      consensus: consensus.includes(engine.name),
+      state: worst?.state ?? 'healthy',
+      since: worst?.since ?? null,
+      layouts,
+    }
+  })
+}
+
+/** /healthz's line on engines: how many are in each state. Never fails readiness. */
+export function engineSummary(engines: Engines): Record<string, number> {
+  const counts: Record<string, number> = { healthy: 0, degraded: 0, drifting: 0, blocked: 0 }
+  for (const s of engineStatuses(engines)) counts[s.state] = (counts[s.state] ?? 0) + 1
+  return counts
+}

@@ -1,0 +1,893 @@
+import type { z } from 'zod'
+import { mapLimit } from '../../jobs/map-limit.ts'
+import { countTokens, trimToTokens } from '../../text/tokens.ts'
+import { inline, link } from '../search/output/markdown.text.ts'
+import { type ApiReply, type ApiRequest, type CallApi, expectOk, ToolError } from './mcp.api.ts'
+import { DEFAULT_MAX_TOKENS, decodeCursor, encodeCursor, fitItems, readStash, type Stash } from './mcp.pages.ts'
+import { type DocListing, docListing, docRange, renderDocs, renderJobResult, renderRunResults, renderSearchPage, SEARCH_EXTRAS } from './mcp.render.ts'
+import {
+  AccountInput,
+  AccountOutput,
+  BatchInput,
+  BatchOutput,
+  BatchResultInput,
+  BatchResultOutput,
+  CrawlInput,
+  CrawlOutput,
+  CrawlResultInput,
+  CrawlResultOutput,
+  ExtractInput,
+  ExtractOutput,
+  MapInput,
+  MapOutput,
+  MonitorCreateInput,
+  MonitorCreateOutput,
+  MonitorListInput,
+  MonitorListOutput,
+  MonitorRunsInput,
+  MonitorRunsOutput,
+  RankInput,
+  RankOutput,
+  SearchInput,
+  SearchOutput,
+  WebpageInput,
+  WebpageOutput,
+} from './mcp.schemas.ts'
+
+/** What a tool runs with: the REST API on the caller's key, the caller's kept answers, progress. */
+export interface ToolContext {
+  api: CallApi
+  stash: Stash
+  /** Sends notifications/progress when the client asked for it (a progressToken). */
+  progress?: (progress: number, total: number | undefined, message: string) => Promise<void>
+}
+
+export interface ToolAnnotations {
+  title?: string
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string
+  title: string
+  description: string
+  input: I
+  output: O
+  annotations: ToolAnnotations
+  run(ctx: ToolContext, args: z.infer<I>): Promise<{ text: string; structured: z.infer<O> }>
+}
+
+const tool = <I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>) => def as unknown as ToolDef
+
+type Json = Record<string, unknown>
+
+// ---- helpers -------------------------------------------------------------------------------
+
+const call = async (ctx: ToolContext, req: ApiRequest) => expectOk(await ctx.api(req))
+
+/** The REST body: the tool's arguments without the tool-only ones and without unset values. */
+function restBody(args: Json, omit: readonly string[], rename: Record<string, string> = {}): Json {
+  const out: Json = {}
+  for (const [k, v] of Object.entries(args)) if (v !== undefined && !omit.includes(k)) out[rename[k] ?? k] = v
+  return out
+}
+
+const billingOf = (reply: ApiReply) => ({
+  request_id: reply.requestId,
+  credits_used: reply.creditsUsed,
+  credits_remaining: reply.creditsRemaining,
+})
+const FREE_PAGE = (requestId: string | null) => ({ request_id: requestId, credits_used: 0, credits_remaining: null })
+
+type PageBilling = ReturnType<typeof billingOf>
+
+/**
+ * A paged answer: continued from its stash when a cursor is sent (free: no API call), otherwise
+ * fetched now and billed like its REST call.
+ */
+async function resumeOrFetch<K extends { requestId: string | null }>(
+  ctx: ToolContext,
+  tool: string,
+  cursorText: string | undefined,
+  fetch: () => Promise<{ kept: K; reply: ApiReply }>,
+): Promise<{ kept: K; offset: number; stashId?: string; billing: PageBilling }> {
+  if (cursorText) {
+    const cursor = decodeCursor(cursorText, tool)
+    const kept = await readStash<K>(ctx.stash, cursor)
+    return { kept, offset: cursor.offset, stashId: cursor.stash, billing: FREE_PAGE(kept.requestId) }
+  }
+  const { kept, reply } = await fetch()
+  return { kept, offset: 0, billing: billingOf(reply) }
+}
+
+const creditsLine = (b: { credits_used: number | null; credits_remaining: number | null }) =>
+  b.credits_used == null ? '' : `Credits used: ${b.credits_used}${b.credits_remaining != null ? ` · remaining: ${b.credits_remaining}` : ''}`
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The paging note's length while fitting: a real cursor is shorter. */
+const CURSOR_PLACEHOLDER = 'x'.repeat(72)
+
+interface Paged {
+  /** Items shown: [offset, end). */
+  end: number
+  text: string
+  next: string | null
+}
+
+/**
+ * Fits items [offset, total) into the budget (with the paging note) and makes the next cursor:
+ * over a kept answer (stashed now, or the one the cursor named), or, for `refetch` tools, just
+ * the offset (their data is read again, free).
+ */
+async function page(
+  ctx: ToolContext,
+  o: {
+    tool: string
+    offset: number
+    total: number
+    budget: number
+    render: (from: number, to: number) => string
+    /** "results 1–10 of 40" for [from, to). */
+    range: (from: number, to: number) => string
+    keep?: { value: unknown; id?: string }
+  },
+): Promise<Paged> {
+  const note = (to: number, cursor: string | null) =>
+    cursor ? `---\nShown: ${o.range(o.offset, to)}. Next page: call ${o.tool} again with the same arguments and cursor "${cursor}".` : ''
+  const room = Math.max(200, o.budget - countTokens(note(o.offset + 1, CURSOR_PLACEHOLDER)))
+  const fit = fitItems(o.total - o.offset, room, (k) => o.render(o.offset, o.offset + k))
+  const end = o.offset + fit.k
+  let next: string | null = null
+  if (end < o.total) {
+    const stash = o.keep ? (o.keep.id ?? (await ctx.stash.put(o.keep.value))) : undefined
+    next = encodeCursor({ tool: o.tool, offset: end, stash })
+  }
+  const tail = note(end, next)
+  return { end, text: tail ? `${fit.text}\n\n${tail}` : fit.text, next }
+}
+
+/** Polls `read` until `done` or the wait runs out (every 1 to 3 s); a rate-limited poll ends the wait. */
+async function waitFor<T>(
+  ctx: ToolContext,
+  seconds: number,
+  first: T,
+  read: () => Promise<T>,
+  done: (t: T) => boolean,
+  report: (t: T) => [number, number, string],
+) {
+  let state = first
+  const until = Date.now() + seconds * 1000
+  let delay = 1000
+  while (!done(state) && Date.now() + delay <= until) {
+    await sleep(delay)
+    delay = Math.min(3000, Math.round(delay * 1.5))
+    try {
+      state = await read()
+    } catch (e) {
+      if (e instanceof ToolError && e.code === 'rate_limited') break
+      throw e
+    }
+    const [progress, total, message] = report(state)
+    await ctx.progress?.(progress, total, message).catch(() => {})
+  }
+  return state
+}
+
+// ---- search --------------------------------------------------------------------------------
+
+interface KeptSearch {
+  vertical: string
+  body: Json
+  requestId: string | null
+}
+
+const searchTool = tool({
+  name: 'search',
+  title: 'Web search',
+  description: [
+    'Search the web and get ranked results (title, link, snippet) as Markdown.',
+    'vertical picks what to search: web (default; also gives answer box, knowledge graph, "people also ask" and related searches when the engine shows them), news, images, videos, places (local businesses with address, rating, phone), maps (places with coordinates), shopping (products with prices), scholar (papers with citation counts), patents.',
+    'Costs 1 credit per 10 results (num=100 costs 7); an empty result is free. Read a result with webpage or extract.',
+    'Parameters a vertical does not take are refused with invalid_request naming them.',
+  ].join(' '),
+  input: SearchInput,
+  output: SearchOutput,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run(ctx, args) {
+    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptSearch>(ctx, 'search', args.cursor, async () => {
+      const vertical = args.vertical ?? 'web'
+      const reply = await call(ctx, {
+        method: 'POST',
+        path: vertical === 'web' ? '/v1/search' : `/v1/${vertical}`,
+        body: restBody(args, ['vertical', 'max_tokens', 'cursor']),
+      })
+      return { kept: { vertical, body: reply.body as Json, requestId: reply.requestId }, reply }
+    })
+    const results = Array.isArray(kept.body.results) ? (kept.body.results as Json[]) : []
+    const paged = await page(ctx, {
+      tool: 'search',
+      offset,
+      total: results.length,
+      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
+      render: (from, to) => renderSearchPage(kept.vertical, kept.body, from, to),
+      range: (from, to) => `results ${from + 1}–${to} of ${results.length}`,
+      keep: { value: kept, id: stashId },
+    })
+    const meta = (kept.body.meta ?? {}) as Json
+    const request = (kept.body.request ?? {}) as Json
+    const extras: Json = {}
+    if (offset === 0) for (const key of SEARCH_EXTRAS) if (kept.body[key] != null) extras[key] = kept.body[key]
+    return {
+      text: paged.text,
+      structured: {
+        vertical: kept.vertical as 'web',
+        query: typeof request.q === 'string' ? request.q : '',
+        engine: typeof meta.engine === 'string' ? meta.engine : null,
+        cached: meta.cached === true,
+        parse_quality: typeof meta.parse_quality === 'string' ? meta.parse_quality : null,
+        results: results.slice(offset, paged.end),
+        extras: offset === 0 && Object.keys(extras).length > 0 ? extras : null,
+        offset,
+        total: results.length,
+        next_cursor: paged.next,
+        ...billing,
+      },
+    }
+  },
+})
+
+// ---- reading: webpage, extract -------------------------------------------------------------
+
+interface KeptPages {
+  listing: DocListing
+  failed: { url: string; error: { code: string; message: string } }[]
+  succeeded: number
+  emptyPage: boolean
+  requestId: string | null
+}
+
+const READ_TIMEOUT_SECONDS = 30
+
+/** Reads (or continues) a pages answer, pages it by blocks and renders it. */
+async function pagesAnswer(
+  ctx: ToolContext,
+  toolName: 'webpage' | 'extract',
+  args: { cursor?: string; max_tokens?: number },
+  read: () => Promise<{ kept: KeptPages; reply: ApiReply }>,
+) {
+  const { kept, offset, stashId, billing } = await resumeOrFetch<KeptPages>(ctx, toolName, args.cursor, read)
+  const preface =
+    offset === 0 && kept.failed.length > 0
+      ? `Could not read (not billed):\n${kept.failed.map((f) => `- ${inline(f.url)}: ${f.error.code}: ${inline(f.error.message)}`).join('\n')}`
+      : ''
+  const footer = creditsLine(billing)
+  const paged = await page(ctx, {
+    tool: toolName,
+    offset,
+    total: kept.listing.blocks.length,
+    budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
+    render: (from, to) => [preface, renderDocs(kept.listing, from, to).text, footer].filter(Boolean).join('\n\n'),
+    range: (from, to) => docRange(kept.listing, from, to),
+    keep: { value: kept, id: stashId },
+  })
+  const { parts } = renderDocs(kept.listing, offset, paged.end)
+  const text = kept.emptyPage ? `No readable content was found on the page (not billed).\n\n${paged.text}` : paged.text
+  return { text, parts, kept, paged, offset, billing }
+}
+
+const readingBody = (args: Json) => ({
+  ...restBody(args, ['max_tokens', 'cursor']),
+  timeout: (args.timeout as number | undefined) ?? READ_TIMEOUT_SECONDS,
+})
+
+const webpageTool = tool({
+  name: 'webpage',
+  title: 'Read a web page',
+  description: [
+    'Read one web page or PDF and get its main content as clean Markdown (navigation, ads and boilerplate removed), with title and publication date.',
+    'Give query and highlights to get the passages most relevant to a question first.',
+    'Costs 1 credit (0.5 from cache with max_age); a page that cannot be read is free. Long pages are paged with cursor, free.',
+  ].join(' '),
+  input: WebpageInput,
+  output: WebpageOutput,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run(ctx, args) {
+    const a = await pagesAnswer(ctx, 'webpage', args, async () => {
+      const reply = await call(ctx, { method: 'POST', path: '/v1/webpage', body: readingBody(args) })
+      const body = reply.body as Json
+      const meta = (body.meta ?? {}) as Json
+      return {
+        reply,
+        kept: { listing: docListing([body]), failed: [], succeeded: 1, emptyPage: meta.empty_page === true, requestId: reply.requestId },
+      }
+    })
+    return {
+      text: a.text,
+      structured: {
+        pages: a.parts,
+        offset: a.offset,
+        total: a.kept.listing.blocks.length,
+        next_cursor: a.paged.next,
+        empty_page: a.kept.emptyPage,
+        ...a.billing,
+      },
+    }
+  },
+})
+
+const extractTool = tool({
+  name: 'extract',
+  title: 'Read several web pages',
+  description: [
+    'Read up to 20 web pages or PDFs at once (5 at a time) and get each one as clean Markdown.',
+    'Pages that fail (unreachable, timeout, nothing readable) are listed with the reason and cost nothing; the others cost 1 credit each (0.5 from cache with max_age).',
+    'Give query and highlights to get the most relevant passages of each page first. Long answers are paged with cursor, free.',
+  ].join(' '),
+  input: ExtractInput,
+  output: ExtractOutput,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run(ctx, args) {
+    const a = await pagesAnswer(ctx, 'extract', args, async () => {
+      const reply = await call(ctx, { method: 'POST', path: '/v1/extract', body: readingBody(args) })
+      const body = reply.body as { results?: Json[]; failed?: KeptPages['failed'] }
+      const results = body.results ?? []
+      return {
+        reply,
+        kept: { listing: docListing(results), failed: body.failed ?? [], succeeded: results.length, emptyPage: false, requestId: reply.requestId },
+      }
+    })
+    return {
+      text: a.text,
+      structured: {
+        pages: a.parts,
+        offset: a.offset,
+        total: a.kept.listing.blocks.length,
+        next_cursor: a.paged.next,
+        failed: a.offset === 0 ? a.kept.failed : [],
+        succeeded: a.kept.succeeded,
+        ...a.billing,
+      },
+    }
+  },
+})
+
+// ---- map -----------------------------------------------------------------------------------
+
+interface MapItem {
+  url: string
+  title: string | null
+  lastmod: string | null
+  source: string
+}
+interface KeptMap {
+  url: string
+  results: MapItem[]
+  requestId: string | null
+}
+
+const mapTool = tool({
+  name: 'map',
+  title: "List a site's URLs",
+  description: [
+    "List the URLs of a website from its sitemaps and the start page's links, without reading the pages: use it to find the right pages before webpage, extract or crawl.",
+    'With search, only URLs relevant to that text are kept, most relevant first.',
+    'Costs 1 credit when URLs are found, nothing otherwise. Takes up to about 30 seconds on large sites. Long lists are paged with cursor, free.',
+  ].join(' '),
+  input: MapInput,
+  output: MapOutput,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run(ctx, args) {
+    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptMap>(ctx, 'map', args.cursor, async () => {
+      const reply = await call(ctx, { method: 'POST', path: '/v1/map', body: restBody(args, ['max_tokens', 'cursor']) })
+      const body = reply.body as { request?: Json; results?: Json[] }
+      const kept = {
+        url: typeof body.request?.url === 'string' ? body.request.url : args.url,
+        results: (body.results ?? []).map((r) => ({
+          url: String(r.url),
+          title: typeof r.title === 'string' ? r.title : null,
+          lastmod: typeof r.lastmod === 'string' ? r.lastmod : null,
+          source: String(r.source ?? 'page'),
+        })),
+        requestId: reply.requestId,
+      }
+      return { kept, reply }
+    })
+    const head = `# Map: ${inline(kept.url)}\n\n${kept.results.length} URL${kept.results.length === 1 ? '' : 's'} found.`
+    const line = (r: MapItem) => `- ${inline(r.url)}${r.title ? ` — ${inline(r.title)}` : ''}${r.lastmod ? ` (updated ${inline(r.lastmod)})` : ''}`
+    const paged = await page(ctx, {
+      tool: 'map',
+      offset,
+      total: kept.results.length,
+      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
+      render: (from, to) => [head, kept.results.slice(from, to).map(line).join('\n'), creditsLine(billing)].filter(Boolean).join('\n\n'),
+      range: (from, to) => `URLs ${from + 1}–${to} of ${kept.results.length}`,
+      keep: { value: kept, id: stashId },
+    })
+    return {
+      text: paged.text,
+      structured: { url: kept.url, results: kept.results.slice(offset, paged.end), offset, total: kept.results.length, next_cursor: paged.next, ...billing },
+    }
+  },
+})
+
+// ---- crawl ---------------------------------------------------------------------------------
+
+interface CrawlTask {
+  id: string
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
+  credits_reserved: number
+  credits_used: number
+  progress: { pages_done: number; pages_failed: number; pages_queued: number; pages_discovered: number; limit: number }
+  result: { url: string; pages: Json[]; failed: { url: string; error: { code: string; message: string } }[]; stats: Json } | null
+  error: { code: string; message: string } | null
+}
+
+const ENDED = new Set(['completed', 'failed', 'canceled'])
+
+const readCrawl = async (ctx: ToolContext, id: string) => {
+  const reply = await call(ctx, { method: 'GET', path: `/v1/crawl/${encodeURIComponent(id)}` })
+  return { task: reply.body as CrawlTask, reply }
+}
+
+function crawlStatusText(t: CrawlTask): string {
+  const p = t.progress
+  const lines = [
+    `Crawl ${t.id}: ${t.status}. ${p.pages_done} of at most ${p.limit} pages read, ${p.pages_failed} failed, ${p.pages_queued} queued, ${p.pages_discovered} discovered.`,
+    `Credits: ${t.credits_reserved} reserved, ${t.credits_used} used${ENDED.has(t.status) ? ' (the rest was refunded)' : ' so far; unread pages are refunded when it ends'}.`,
+  ]
+  if (t.error) lines.push(`Error: ${t.error.code}: ${t.error.message}`)
+  return lines.join('\n')
+}
+
+/** Waits on a crawl by polling GET /v1/crawl/{id} (each poll is that REST call, on the same key). */
+async function waitCrawl(ctx: ToolContext, first: { task: CrawlTask; reply: ApiReply }, seconds: number) {
+  return waitFor(
+    ctx,
+    seconds,
+    first,
+    () => readCrawl(ctx, first.task.id),
+    (s) => ENDED.has(s.task.status),
+    (s) => [s.task.progress.pages_done, s.task.progress.limit, `${s.task.status}: ${s.task.progress.pages_done} pages read`],
+  )
+}
+
+const crawlTool = tool({
+  name: 'crawl',
+  title: 'Start a site crawl',
+  description: [
+    'Start reading a whole website (or a section, with include_paths): pages are found by following links from url and its sitemaps, honouring robots.txt, and read as Markdown in the background.',
+    'Returns the crawl id and progress at once (or after wait_seconds); then call crawl_result with the id to wait for it and read the pages.',
+    'Reserves limit credits at the start (1 per page; 0.5 from cache); pages not read are refunded when it ends.',
+  ].join(' '),
+  input: CrawlInput,
+  output: CrawlOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(ctx, args) {
+    const reply = await call(ctx, {
+      method: 'POST',
+      path: '/v1/crawl',
+      body: restBody(args, ['wait_seconds'], { page_max_tokens: 'max_tokens' }),
+    })
+    const started = { task: reply.body as CrawlTask, reply }
+    const now = args.wait_seconds ? await waitCrawl(ctx, started, args.wait_seconds) : started
+    const t = now.task
+    const next = ENDED.has(t.status)
+      ? `Next: call crawl_result with id "${t.id}" to read the pages.`
+      : `Next: call crawl_result with id "${t.id}" (it waits up to wait_seconds for the crawl to end) to read the pages.`
+    return {
+      text: `${crawlStatusText(t)}\n${next}`,
+      structured: {
+        id: t.id,
+        status: t.status,
+        progress: t.progress,
+        credits_reserved: t.credits_reserved,
+        credits_used: t.credits_used,
+        error: t.error,
+        request_id: reply.requestId,
+        credits_remaining: reply.creditsRemaining,
+      },
+    }
+  },
+})
+
+const crawlResultTool = tool({
+  name: 'crawl_result',
+  title: 'Crawl progress and pages',
+  description: [
+    'Get a crawl started with the crawl tool: waits up to wait_seconds (default 15) for it to end, then returns its pages as Markdown, paged with cursor.',
+    'While it is still running, returns the progress: call again to keep waiting. Free (results are kept 24 hours).',
+  ].join(' '),
+  input: CrawlResultInput,
+  output: CrawlResultOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(ctx, args) {
+    const cursor = args.cursor ? decodeCursor(args.cursor, 'crawl_result') : null
+    const first = await readCrawl(ctx, args.id)
+    const { task: t, reply } = cursor ? first : await waitCrawl(ctx, first, args.wait_seconds ?? 15)
+    const base = {
+      id: t.id,
+      status: t.status,
+      progress: t.progress,
+      credits_used: t.credits_used,
+      error: t.error,
+      stats: t.result?.stats ?? null,
+      request_id: reply.requestId,
+    }
+    if (!t.result) {
+      const more = ENDED.has(t.status) ? '' : `\nStill ${t.status}: call crawl_result again with id "${t.id}" to keep waiting.`
+      return { text: crawlStatusText(t) + more, structured: { ...base, failed: [], pages: [], offset: 0, total: 0, next_cursor: null } }
+    }
+    const listing = docListing(t.result.pages)
+    const offset = cursor?.offset ?? 0
+    const stats = t.result.stats
+    const preface =
+      offset === 0
+        ? [
+            `# Crawl of ${inline(t.result.url)}`,
+            crawlStatusText(t),
+            `Stopped: ${inline(stats.stopped)} after ${stats.seconds ?? '?'} s; robots.txt: ${inline(stats.robots)}.`,
+            t.result.failed.length > 0
+              ? `Could not read (not billed):\n${t.result.failed.map((f) => `- ${inline(f.url)}: ${f.error.code}: ${inline(f.error.message)}`).join('\n')}`
+              : '',
+          ]
+            .filter(Boolean)
+            .join('\n\n')
+        : ''
+    const paged = await page(ctx, {
+      tool: 'crawl_result',
+      offset,
+      total: listing.blocks.length,
+      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
+      render: (from, to) => [preface, renderDocs(listing, from, to).text].filter(Boolean).join('\n\n'),
+      range: (from, to) => docRange(listing, from, to),
+    })
+    return {
+      text: paged.text,
+      structured: {
+        ...base,
+        failed: offset === 0 ? t.result.failed : [],
+        pages: renderDocs(listing, offset, paged.end).parts,
+        offset,
+        total: listing.blocks.length,
+        next_cursor: paged.next,
+      },
+    }
+  },
+})
+
+// ---- rank ----------------------------------------------------------------------------------
+
+const rankTool = tool({
+  name: 'rank',
+  title: "A domain's search position",
+  description:
+    "Find where a website ranks in Google's organic results for a keyword: its best position among the top num results (default 100) and every matching result. Costs 7 credits for the top 100 (1 per 10 below that).",
+  input: RankInput,
+  output: RankOutput,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run(ctx, args) {
+    const reply = await call(ctx, { method: 'POST', path: '/v1/rank', body: restBody(args, []) })
+    const body = reply.body as { domain: string; position: number | null; matches: { position: number; title: string; link: string }[]; checked: number }
+    const billing = billingOf(reply)
+    const head = `# Rank of ${inline(body.domain)} for “${inline(args.q)}”`
+    const where =
+      body.position == null
+        ? `Not found in the top ${body.checked} organic results.`
+        : `Best position: ${body.position} (of ${body.checked} organic results checked).`
+    const matches = body.matches.map((m) => `${m.position}. ${link(m.title, m.link)}`).join('\n')
+    return {
+      text: [head, where, matches ? `Matches:\n${matches}` : '', creditsLine(billing)].filter(Boolean).join('\n\n'),
+      structured: { query: args.q, domain: body.domain, position: body.position, matches: body.matches, checked: body.checked, ...billing },
+    }
+  },
+})
+
+// ---- batches -------------------------------------------------------------------------------
+
+interface BatchJob {
+  id: string
+  status: string
+  endpoint: string
+  credits_used: number
+  error: { code: string; message: string } | null
+  result: unknown
+}
+
+const batchTool = tool({
+  name: 'batch',
+  title: 'Queue many requests at half price',
+  description: [
+    'Queue 1 to 100 requests to one REST endpoint (search, news, images, …, webpage) to run in the background at half price; results are kept 24 hours.',
+    'Returns one job per request (or the reason a request was refused). Read results with batch_result and the job ids, typically within minutes.',
+    'Use it for many queries that are not needed right away; use search or webpage for answers now.',
+  ].join(' '),
+  input: BatchInput,
+  output: BatchOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(ctx, args) {
+    const reply = await call(ctx, { method: 'POST', path: '/v1/batches', body: restBody(args, []) })
+    const entries = (reply.body as { batches: (BatchJob | { error: { code: string; message: string } })[] }).batches
+    const jobs = entries.map((e, index) =>
+      'id' in e
+        ? { index, id: e.id, status: e.status, error: null }
+        : { index, id: null, status: null, error: { code: e.error.code, message: e.error.message } },
+    )
+    const queued = jobs.filter((j) => j.id)
+    const lines = jobs.map((j) => (j.id ? `${j.index + 1}. queued: ${j.id}` : `${j.index + 1}. refused: ${j.error?.code}: ${inline(j.error?.message)}`))
+    const billing = billingOf(reply)
+    const text = [
+      `Batch of ${jobs.length} ${args.endpoint} request${jobs.length === 1 ? '' : 's'}: ${queued.length} queued, ${jobs.length - queued.length} refused.`,
+      lines.join('\n'),
+      creditsLine(billing),
+      queued.length > 0 ? `Next: call batch_result with ids ${JSON.stringify(queued.map((j) => j.id))} to read the results.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n')
+    return { text, structured: { endpoint: args.endpoint, jobs, queued: queued.length, refused: jobs.length - queued.length, ...billing } }
+  },
+})
+
+interface JobState {
+  id: string
+  job: BatchJob | null
+}
+const JOB_ENDED = new Set(['done', 'failed'])
+
+const batchResultTool = tool({
+  name: 'batch_result',
+  title: 'Batch job results',
+  description: [
+    'Get the status and results of batch jobs by id: done jobs come back as Markdown (search results, page text), failed ones with the reason (refunded).',
+    'Waits up to wait_seconds (default 0) for unfinished jobs. Free. Long answers are paged with cursor.',
+  ].join(' '),
+  input: BatchResultInput,
+  output: BatchResultOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(ctx, args) {
+    const cursor = args.cursor ? decodeCursor(args.cursor, 'batch_result') : null
+    const ids = [...new Set(args.ids)]
+    const readAll = () =>
+      mapLimit(ids, 8, async (id): Promise<JobState> => {
+        const reply = await ctx.api({ method: 'GET', path: `/v1/batches/${encodeURIComponent(id)}` })
+        if (reply.status === 404) return { id, job: null }
+        return { id, job: expectOk(reply).body as BatchJob }
+      })
+    const finished = (s: JobState[]) => s.every((j) => !j.job || JOB_ENDED.has(j.job.status))
+    const first = await readAll()
+    const states =
+      cursor || !args.wait_seconds
+        ? first
+        : await waitFor(ctx, args.wait_seconds, first, readAll, finished, (s) => {
+            const n = s.filter((j) => !j.job || JOB_ENDED.has(j.job.status)).length
+            return [n, s.length, `${n} of ${s.length} jobs finished`]
+          })
+    const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS
+    const items = states.map((s, i) => {
+      const j = s.job
+      const status = j ? j.status : 'not_found'
+      const head = `## Job ${i + 1} of ${states.length}: ${s.id} · ${status}${j ? ` · ${j.endpoint} · ${j.credits_used} credits` : ''}`
+      let content: string | null = null
+      let body = ''
+      if (!j) body = 'No such job for this account, or its result expired (results are kept 24 hours).'
+      else if (j.status === 'done') {
+        content = trimToTokens(renderJobResult(j.endpoint, j.result), Math.max(200, budget - 300)).text
+        body = content
+      } else if (j.error) body = `Error: ${j.error.code}: ${inline(j.error.message)}`
+      else body = 'Not finished yet.'
+      return {
+        text: `${head}\n\n${body}`,
+        data: { id: s.id, endpoint: j?.endpoint ?? null, status, credits_used: j?.credits_used ?? null, error: j?.error ?? null, content },
+      }
+    })
+    const done = states.filter((s) => s.job?.status === 'done').length
+    const pending = states.filter((s) => s.job && !JOB_ENDED.has(s.job.status)).length
+    const offset = cursor?.offset ?? 0
+    const summary = `${done} of ${states.length} jobs done, ${pending} not finished yet.`
+    const paged = await page(ctx, {
+      tool: 'batch_result',
+      offset,
+      total: items.length,
+      budget,
+      render: (from, to) => [offset === 0 ? summary : '', ...items.slice(from, to).map((it) => it.text)].filter(Boolean).join('\n\n'),
+      range: (from, to) => `jobs ${from + 1}–${to} of ${items.length}`,
+    })
+    return {
+      text: paged.text,
+      structured: { jobs: items.slice(offset, paged.end).map((it) => it.data), done, pending, offset, total: items.length, next_cursor: paged.next },
+    }
+  },
+})
+
+// ---- monitors ------------------------------------------------------------------------------
+
+type Monitor = {
+  id: string
+  name: string
+  endpoint: string
+  active: boolean
+  interval_seconds: number
+  next_run_at: string | null
+  last_run_at: string | null
+  last_status: string | null
+  last_new_results: number
+  request: Json
+}
+
+const every = (seconds: number) =>
+  seconds % 86_400 === 0 ? `every ${seconds / 86_400} day(s)` : seconds % 3600 === 0 ? `every ${seconds / 3600} hour(s)` : `every ${seconds} s`
+
+const monitorLine = (m: Monitor) =>
+  `- **${inline(m.name)}** (id ${m.id}): ${m.endpoint} ${m.endpoint === 'webpage' ? inline(m.request?.url) : `“${inline(m.request?.q)}”`}, ${every(m.interval_seconds)}, ${
+    m.active ? `active, next run ${m.next_run_at ?? 'soon'}` : 'paused'
+  }${m.last_run_at ? `; last run ${m.last_run_at}: ${m.last_status}, ${m.last_new_results} new` : '; not run yet'}`
+
+const monitorCreateTool = tool({
+  name: 'monitor_create',
+  title: 'Watch a search or a page',
+  description: [
+    'Create a monitor: a saved search (endpoint search or news, with q) or a watched page (endpoint webpage, with url) that runs every interval and records only what is new since the last run.',
+    'The first run is due at once and reports everything found. Each run is billed like the search or page read it makes (empty runs are free). Read runs with monitor_runs; new results can also go to webhook_url.',
+  ].join(' '),
+  input: MonitorCreateInput,
+  output: MonitorCreateOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(ctx, args) {
+    const reply = await call(ctx, { method: 'POST', path: '/v1/monitors', body: restBody(args, []) })
+    const m = reply.body as Monitor
+    return {
+      text: `Monitor created.\n\n${monitorLine(m)}\n\nRead its runs with monitor_runs and id "${m.id}".`,
+      structured: { monitor: m, request_id: reply.requestId },
+    }
+  },
+})
+
+const monitorListTool = tool({
+  name: 'monitor_list',
+  title: 'List monitors',
+  description: "List the account's monitors: what each watches, how often, whether it is active, and its last run. Free.",
+  input: MonitorListInput,
+  output: MonitorListOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(ctx, args) {
+    const cursor = args.cursor ? decodeCursor(args.cursor, 'monitor_list') : null
+    const reply = await call(ctx, { method: 'GET', path: '/v1/monitors' })
+    const monitors = (reply.body as { monitors: Monitor[] }).monitors
+    const offset = cursor?.offset ?? 0
+    const paged = await page(ctx, {
+      tool: 'monitor_list',
+      offset,
+      total: monitors.length,
+      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
+      render: (from, to) =>
+        [`# Monitors (${monitors.length})`, monitors.length ? monitors.slice(from, to).map(monitorLine).join('\n') : 'No monitors yet.'].join('\n\n'),
+      range: (from, to) => `monitors ${from + 1}–${to} of ${monitors.length}`,
+    })
+    return {
+      text: paged.text,
+      structured: { monitors: monitors.slice(offset, paged.end), offset, total: monitors.length, next_cursor: paged.next, request_id: reply.requestId },
+    }
+  },
+})
+
+type MonitorRun = {
+  id: string
+  status: string
+  first_run: boolean
+  due_at: string
+  new_results: number
+  results: Json[] | null
+  results_expired: boolean
+  credits_used: number
+  error: { code: string; message: string } | null
+}
+
+const monitorRunsTool = tool({
+  name: 'monitor_runs',
+  title: "A monitor's runs",
+  description:
+    "Get a monitor's run history, newest first, with the new results each run found (kept 24 hours; the counts stay 30 days). Free. Page back in time with before=next_before.",
+  input: MonitorRunsInput,
+  output: MonitorRunsOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(ctx, args) {
+    const cursor = args.cursor ? decodeCursor(args.cursor, 'monitor_runs') : null
+    const query = new URLSearchParams()
+    if (args.limit !== undefined) query.set('limit', String(args.limit))
+    if (args.before !== undefined) query.set('before', args.before)
+    const qs = query.size > 0 ? `?${query}` : ''
+    const reply = await call(ctx, { method: 'GET', path: `/v1/monitors/${encodeURIComponent(args.id)}/runs${qs}` })
+    const body = reply.body as { monitor_id: string; runs: MonitorRun[]; next_before: string | null }
+    const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS
+    const runText = (r: MonitorRun) => {
+      const head = `## Run due ${r.due_at}: ${r.status}, ${r.new_results} new${r.first_run ? ' (first run: everything is new)' : ''}, ${r.credits_used} credits`
+      const detail = r.error
+        ? `Error: ${r.error.code}: ${inline(r.error.message)}`
+        : r.results_expired
+          ? '(results expired; they are kept 24 hours)'
+          : renderRunResults(r.results ?? [])
+      return trimToTokens(detail ? `${head}\n\n${detail}` : head, Math.max(200, budget - 300)).text
+    }
+    const offset = cursor?.offset ?? 0
+    const older = body.next_before ? `Older runs: call monitor_runs with before "${body.next_before}".` : ''
+    const paged = await page(ctx, {
+      tool: 'monitor_runs',
+      offset,
+      total: body.runs.length,
+      budget,
+      render: (from, to) =>
+        [
+          `# Runs of monitor ${body.monitor_id}`,
+          body.runs.length ? body.runs.slice(from, to).map(runText).join('\n\n') : 'No runs yet.',
+          to >= body.runs.length ? older : '',
+        ]
+          .filter(Boolean)
+          .join('\n\n'),
+      range: (from, to) => `runs ${from + 1}–${to} of ${body.runs.length}`,
+    })
+    return {
+      text: paged.text,
+      structured: {
+        monitor_id: body.monitor_id,
+        runs: body.runs.slice(offset, paged.end),
+        next_before: body.next_before,
+        offset,
+        total: body.runs.length,
+        next_cursor: paged.next,
+        request_id: reply.requestId,
+      },
+    }
+  },
+})
+
+// ---- account -------------------------------------------------------------------------------
+
+const accountTool = tool({
+  name: 'account',
+  title: 'Credit balance',
+  description: "Show the account's credit balance, plan, rate limit and this month's usage for the API key in use. Free.",
+  input: AccountInput,
+  output: AccountOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(ctx) {
+    const reply = await call(ctx, { method: 'GET', path: '/v1/account' })
+    const a = reply.body as {
+      balance: number
+      plan: string
+      rate_limit_rps: number
+      monthly_spend_cap: number | null
+      key: { name: string; credit_limit: number | null; credits_used_month: number }
+      month: { credits: number; requests: number }
+    }
+    const text = [
+      `Balance: ${a.balance} credits (plan ${a.plan}, ${a.rate_limit_rps} requests per second per key).`,
+      `This month: ${a.month.credits} credits over ${a.month.requests} requests; this key (${inline(a.key.name)}) used ${a.key.credits_used_month}${
+        a.key.credit_limit != null ? ` of its ${a.key.credit_limit} limit` : ''
+      }.`,
+      a.monthly_spend_cap != null ? `Monthly spend cap: ${a.monthly_spend_cap} credits.` : '',
+    ]
+      .filter(Boolean)
+      .join('\n')
+    return { text, structured: a }
+  },
+})
+
+/** Every tool, in the order tools/list gives them. */
+export const TOOLS: readonly ToolDef[] = [
+  searchTool,
+  webpageTool,
+  extractTool,
+  mapTool,
+  crawlTool,
+  crawlResultTool,
+  rankTool,
+  batchTool,
+  batchResultTool,
+  monitorCreateTool,
+  monitorListTool,
+  monitorRunsTool,
+  accountTool,
+]

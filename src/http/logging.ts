@@ -1,0 +1,33 @@
+import type { LoggerOptions } from 'pino'
+
+const CENSOR = '[REDACTED]'
+
+// Structured places where credentials live (headers, body fields): pino replaces them whole.
+const HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-subscription-token']
+const HEADER_PATHS = ['headers', '*.headers'].flatMap((at) => HEADERS.map((h) => `${at}["${h}"]`))
+const FIELD_PATHS = ['password', 'secret', 'webhook_secret'].flatMap((f) => [f, `*.${f}`, `*.*.${f}`])
+
+// Free text: any string in a line (URLs, messages, error stacks) may carry a key, whoever logged it.
+// The patterns run over the finished JSON line, so `"` ends a value and `\x` is one escaped character.
+const SECRET_TEXT: [RegExp, string][] = [
+  [/trawl(?:_|%5f)live(?:_|%5f)[A-Za-z0-9_-]*/gi, `trawl_live_${CENSOR}`],
+  [/whsec_[A-Za-z0-9+/=_-]*/g, `whsec_${CENSOR}`],
+  // Credentials in query strings: ?api_key= on GET, ?key= on /customsearch/v1, and the usual others.
+  [/([?&;](?:api(?:_|%5f)key|key|token|secret|password)=)(?:[^&#\s"\\]|\\.)*/gi, `$1${CENSOR}`],
+]
+
+/** Replaces API keys, webhook secrets and credential query parameters in `text`. */
+export function redactSecrets(text: string): string {
+  let out = text
+  for (const [pattern, replacement] of SECRET_TEXT) out = out.replace(pattern, replacement)
+  return out
+}
+
+/** pino options for the API and `trawl worker`: nothing secret reaches the log, at any level. */
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: [...HEADER_PATHS, ...FIELD_PATHS], censor: CENSOR },
+    hooks: { streamWrite: redactSecrets },
+  }
+}

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Store } from '../store/database.ts'
+import { claimDue, renewLease } from './lease.ts'
+
+/**
+ * One leased-job runner for every kind of background work (crawls, batch jobs, monitor runs,
+ * webhook deliveries). A kind is a table with the lease columns of `lease.ts` and a handler; the
+ * runner claims due rows with a lease, renews it while the handler works, wakes at once when work
+ * is queued in the same process (`wakeJobs`), polls for work queued elsewhere, and on a graceful
+ * stop lets the handlers finish or hands their rows back. A process killed mid-job leaves a lease
+ * that expires; the next claim takes the row over. Handlers end a job themselves (final status
+ * and side effects in one transaction, fenced on `lease_owner`), so a stale worker can never
+ * finish a job twice.
+ */
+export interface JobContext {
+  /** The claim: handlers fence their final write on `lease_owner = workerId`. */
+  workerId: string
+  /** True once the runner is stopping or the lease was lost: leave the job for the next claim. */
+  interrupted(): boolean
+}
+
+export interface JobKind {
+  /** Log label and wake-up channel, e.g. 'batch'. */
+  name: string
+  table: string
+  /** Jobs in flight at once in one process. */
+  concurrency: number
+  /** Lease length; renewed every third of it while the handler runs. */
+  leaseMs: number
+  /** How often other processes' work is looked for (default TRAWL_SCHEDULER_POLL_MS). */
+  pollMs?: number
+  run(id: string, ctx: JobContext): Promise<void>
+  /**
+   * On a graceful stop, what to do with a job still running once its handler saw `interrupted()`
+   * and returned without ending it: by default it goes back to the queue, due at once.
+   */
+  requeueOnStop?: boolean
+}
+
+export interface JobRunner {
+  /** Look for due work now (also what `wakeJobs` calls). */
+  wake(): void
+  /** Stops claiming, interrupts running handlers, waits for them, and requeues what they left. */
+  stop(): Promise<void>
+}
+
+const wakers = new WeakMap<Store, Map<string, Set<() => void>>>()
+
+/** Wakes this process's runners of `kind` (work was just queued); other processes find it at their next poll. */
+export function wakeJobs(store: Store, kind: string) {
+  for (const wake of wakers.get(store)?.get(kind) ?? []) wake()
+}
+
+function onWake(store: Store, kind: string, wake: () => void): () => void {
+  let kinds = wakers.get(store)
+  if (!kinds) {
+    kinds = new Map()
+    wakers.set(store, kinds)
+  }
+  let set = kinds.get(kind)
+  if (!set) {
+    set = new Set()
+    kinds.set(kind, set)
+  }
+  set.add(wake)
+  return () => set.delete(wake)
+}
+
+export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKind, defaultPollMs: number): JobRunner {
+  const workerId = `${kind.name}-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
+  const running = new Map<string, { lost: boolean; done: Promise<void> }>()
+  let stopped = false
+  let claiming: Promise<void> | null = null
+  let again = false
+
+  const execute = async (id: string) => {
+    const state = { lost: false, done: Promise.resolve() }
+    const renew = setInterval(
+      () => {
+        renewLease(store, kind.table, id, workerId, kind.leaseMs)
+          .then((held) => {
+            if (!held) state.lost = true
+          })
+          .catch((err) => log.warn({ err, [kind.name]: id }, 'could not renew a job lease'))
+      },
+      Math.max(50, Math.floor(kind.leaseMs / 3)),
+    )
+    renew.unref()
+    const ctx: JobContext = { workerId, interrupted: () => stopped || state.lost }
+    state.done = kind
+      .run(id, ctx)
+      .catch((err) => log.error({ err, [kind.name]: id }, 'job failed unexpectedly; its lease will expire and it is retried'))
+      .finally(async () => {
+        clearInterval(renew)
+        // A handler that returned without ending its job (interrupted) leaves it for the next claim.
+        if (stopped && kind.requeueOnStop !== false) await requeue(id)
+        running.delete(id)
+        wake()
+      })
+    running.set(id, state)
+  }
+
+  const requeue = (id: string) =>
+    store.db
+      .updateTable(kind.table as never)
+      .set({ status: 'queued', run_at: Date.now(), lease_owner: null, lease_expires_at: null } as never)
+      .where('id' as never, '=', id as never)
+      .where('lease_owner' as never, '=', workerId as never)
+      .where('status' as never, '=', 'running' as never)
+      .execute()
+      .catch((err) => log.warn({ err, [kind.name]: id }, 'could not requeue an interrupted job; its lease will expire'))
+
+  const claimLoop = async () => {
+    do {
+      again = false
+      while (!stopped && running.size < kind.concurrency) {
+        const ids = await claimDue(store, kind.table, { workerId, leaseMs: kind.leaseMs, limit: kind.concurrency - running.size })
+        if (ids.length === 0) break
+        for (const id of ids) void execute(id)
+      }
+    } while (again && !stopped)
+  }
+
+  // One claim loop at a time; a wake-up during it makes the loop look once more.
+  const wake = () => {
+    if (stopped) return
+    if (claiming) {
+      again = true
+      return
+    }
+    claiming = claimLoop()
+      .catch((err) => log.error({ err, kind: kind.name }, 'could not claim jobs; will retry'))
+      .finally(() => {
+        claiming = null
+      })
+  }
+
+  const unsubscribe = onWake(store, kind.name, wake)
+  // Not unref'd: in `trawl worker` the polls are what keep the process running.
+  const poll = setInterval(wake, kind.pollMs ?? defaultPollMs)
+  wake()
+
+  return {
+    wake,
+    async stop() {
+      stopped = true
+      clearInterval(poll)
+      unsubscribe()
+      await claiming
+      await Promise.allSettled([...running.values()].map((r) => r.done))
+    },
+  }
+}
