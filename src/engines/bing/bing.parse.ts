@@ -4,9 +4,10 @@
  * where links are `/ck/a?…&u=a1<base64url>` redirects and the site block (`.b_tpcn`) carrying
  * the `cite` sits before the `h2`.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage, PeopleAlsoAsk, RelatedSearch, Sitelink } from '../engine.types.ts'
+import { loadPage } from '../parse/html.ts'
 import { qualityOf } from '../parse/quality.ts'
 import { domainOf } from '../parse/text.ts'
 import { BING_PAGE_SIZE } from './bing.request.ts'
@@ -20,7 +21,7 @@ export interface BingParseOptions {
 type Cheerio = cheerio.CheerioAPI
 
 export function parseBingSearch(html: string, opts: BingParseOptions = {}): ParsedSearchPage {
-  const $ = cheerio.load(html)
+  const $ = loadPage(html)
   const total = totalOf($)
   const base = (page: ParsedSearchPage): ParsedSearchPage => (total !== undefined ? { ...page, total_results: total } : page)
 

@@ -8,9 +8,10 @@
  * is an "EOF" pseudo-result pointing at a Google search, which is not a result. The JS app's shell
  * (duckduckgo.com/?q=) has no results in it: it is read as `partial`, never as `empty`.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { KnowledgeGraph, OrganicResult, ParsedSearchPage, ParseQuality } from '../engine.types.ts'
+import { loadPage } from '../parse/html.ts'
 import { domainOf, httpUrl, normText } from '../parse/text.ts'
 
 const DDG_ORIGIN = 'https://duckduckgo.com/'
@@ -40,7 +41,7 @@ export function parseDuckDuckGoSearch(body: string): ParsedSearchPage {
 
 /** The page, its layout and its "Next" form. */
 export function parseDuckDuckGoPage(body: string): DuckDuckGoPage {
-  const $ = cheerio.load(body)
+  const $ = loadPage(body)
   const layout = layoutOf($)
   const next = nextForm($)
   if (layout === 'js-shell' || layout === 'unknown') return { layout, next, page: { results: [], parse_quality: 'partial' } }

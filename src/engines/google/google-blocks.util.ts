@@ -1,6 +1,7 @@
 /** Structural lookups shared by the feature parsers: section labels, text blocks, search links. */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
+import { domIndex } from '../parse/dom-index.ts'
 import { normText } from '../parse/text.ts'
 import { isElement, textOf } from './google-dom.util.ts'
 
@@ -21,15 +22,45 @@ export function lineOf(el: Element, stop: Element): Element {
  * innermost match wins.
  */
 export function findLabels($: CheerioAPI, scope: AnyNode, label: RegExp): Element[] {
-  const lengths = textLengths($)
-  const hits = $(scope)
-    .find('h1, h2, h3, h4, [role="heading"], span, div')
-    .filter((_, el) => {
-      const len = lengths.get(el) ?? 0
-      return len > 0 && len <= 80 && label.test(textOf(el))
-    })
-    .toArray()
+  const doc = $.root()[0] as AnyNode
+  let byLabel = labelHits.get(doc)
+  if (!byLabel) {
+    byLabel = new Map()
+    labelHits.set(doc, byLabel)
+  }
+  let all = byLabel.get(label)
+  if (!all) {
+    all = labelCandidates($).filter((el) => label.test(textOf(el)))
+    byLabel.set(label, all)
+  }
+  const index = domIndex(doc)
+  const hits = all.filter((el) => index.inside(el, scope))
   return hits.filter((el) => !hits.some((o) => o !== el && isDescendant(o, el)))
+}
+
+// The matches of each label in the whole document; a scope only narrows them.
+const labelHits = new WeakMap<AnyNode, Map<RegExp, Element[]>>()
+
+// Every element short enough to be a label, in document order, found once per document: a page
+// is searched for several labels (features, "People also ask", related searches, top stories).
+const labelCache = new WeakMap<AnyNode, Element[]>()
+const LABEL_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'span', 'div'])
+const TEXT_BLOCK = new Set(['div', 'span', 'p', 'li'])
+const isA = (el: Element) => el.name === 'a'
+
+function labelCandidates($: CheerioAPI): Element[] {
+  const doc = $.root()[0] as AnyNode
+  const cached = labelCache.get(doc)
+  if (cached) return cached
+  const lengths = textLengths($)
+  // `h1, h2, h3, h4, [role="heading"], span, div` with 1 to 80 characters of text.
+  const found = domIndex(doc).findAll(doc, (el) => {
+    if (!LABEL_TAGS.has(el.name) && el.attribs.role !== 'heading') return false
+    const len = lengths.get(el) ?? 0
+    return len > 0 && len <= 80
+  })
+  labelCache.set(doc, found)
+  return found
 }
 
 /** The element's text when it is at most `max` characters long. */
@@ -87,23 +118,20 @@ export function regionOf(label: Element, stop: AnyNode, test: (el: Element) => b
 export function bestTextBlock($: CheerioAPI, scope: Element, skip: (el: Element) => boolean): string | undefined {
   let best: Element | undefined
   let bestText = ''
-  $(scope)
-    .find('div, span, p, li')
-    .each((_, el) => {
-      if (skip(el) || hasBlockChild(el)) return
-      // Links trailing a snippet in the basic layout are sitelinks, not snippet words.
-      const links = new Set<AnyNode>($(el).find('a').toArray())
-      const t = textOf(el, { skip: links })
-        .replace(/(\s*·)+\s*$/, '')
-        .replace(/^(\s*·)+\s*/, '')
-      if (t.length > bestText.length) {
-        best = el
-        bestText = t
-      }
-    })
+  const index = domIndex($.root()[0] as AnyNode)
+  for (const el of index.findAll(scope, (x) => TEXT_BLOCK.has(x.name))) {
+    if (skip(el) || hasBlockChild(el)) continue
+    // Links trailing a snippet in the basic layout are sitelinks, not snippet words.
+    const links = index.findAll(el, isA)
+    const t = (links.length ? textOf(el, { skip: new Set<AnyNode>(links) }) : textOf(el)).replace(/(\s*·)+\s*$/, '').replace(/^(\s*·)+\s*/, '')
+    if (t.length > bestText.length) {
+      best = el
+      bestText = t
+    }
+  }
   if (!best || bestText.length < 25) return undefined
   const siblings = (best.parent?.children ?? []).filter(
-    (k): k is Element => isElement(k) && !hasBlockChild(k) && !skip(k) && !$(k).find('a').length && textOf(k).length > 0,
+    (k): k is Element => isElement(k) && !hasBlockChild(k) && !skip(k) && !index.findFirst(k, isA) && textOf(k).length > 0,
   )
   if (siblings.length >= 3 && siblings.every((k) => textOf(k).length <= 80)) {
     return siblings.map((k) => textOf(k)).join(' · ')
@@ -114,6 +142,17 @@ export function bestTextBlock($: CheerioAPI, scope: Element, skip: (el: Element)
 /** The query of a Google search link (`/search?q=…`), or undefined for any other link. */
 export function searchQueryOf(href: string | undefined): string | undefined {
   if (!href) return undefined
+  // Related-search regions are looked for around every label's ancestors: the same links again.
+  if (queryCache.has(href)) return queryCache.get(href)
+  if (queryCache.size >= 5000) queryCache.clear()
+  const query = readSearchQuery(href)
+  queryCache.set(href, query)
+  return query
+}
+
+const queryCache = new Map<string, string | undefined>()
+
+function readSearchQuery(href: string): string | undefined {
   try {
     const u = new URL(href, 'https://www.google.com')
     if (!/(^|\.)google\.[a-z.]+$/.test(u.hostname) || u.pathname !== '/search') return undefined

@@ -2,6 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument } from 'htmlparser2'
+import { domIndex } from '../parse/dom-index.ts'
 import { normText } from '../parse/text.ts'
 
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'textarea', 'input', 'select', 'button'])
@@ -23,27 +24,71 @@ export interface TextOptions {
 /** Visible text of `node`, with block boundaries turned into spaces. */
 export function textOf(node: AnyNode | null | undefined, opts: TextOptions = {}): string {
   if (!node) return ''
-  const parts: string[] = []
-  const walk = (n: AnyNode) => {
-    if (opts.skip?.has(n)) return
-    if (n.type === 'text') {
-      parts.push((n as unknown as { data: string }).data)
-      return
+  // Readers ask for the same element's text many times (labels, titles, snippet candidates); the
+  // parsers never change a tree, so the plain text is kept per node.
+  if (!opts.skip && !opts.skipHidden) {
+    // A wrapper around one element reads as that element (textOf trims the spaces a block adds).
+    if (isElement(node) && node.children.length === 1 && !SKIPPED_TAGS.has(node.name) && node.name !== 'br') {
+      const only = node.children[0]
+      if (isElement(only)) return textOf(only)
     }
-    if (!isElement(n)) return
-    if (SKIPPED_TAGS.has(n.name)) return
-    if (opts.skipHidden && n.attribs['aria-hidden'] === 'true') return
-    if (n.name === 'br') {
-      parts.push(' ')
-      return
+    let text = (node as Cached)[TEXT]
+    if (text === undefined) {
+      text = normText(rawText(node))
+      ;(node as Cached)[TEXT] = text
     }
-    const block = !INLINE_TAGS.has(n.name)
-    if (block) parts.push(' ')
-    for (const c of n.children) walk(c)
-    if (block) parts.push(' ')
+    return text
   }
-  walk(node)
+  const parts: string[] = []
+  collectText(node, opts, parts)
   return normText(parts.join(''))
+}
+
+// Kept on the nodes themselves under private symbols: a page asks for thousands of texts, and
+// a property read is several times cheaper than a WeakMap lookup.
+const TEXT = Symbol('text')
+const RAW = Symbol('raw')
+type Cached = AnyNode & { [TEXT]?: string; [RAW]?: string }
+
+/**
+ * What `collectText` gathers for `n`, built from its children's (kept) strings: label lookups ask
+ * for the text of nested wrappers around the same content, which would otherwise be walked again
+ * for each level.
+ */
+function rawText(n: AnyNode): string {
+  if (n.type === 'text') return (n as unknown as { data: string }).data
+  if (!isElement(n) || SKIPPED_TAGS.has(n.name)) return ''
+  if (n.name === 'br') return ' '
+  let raw = (n as Cached)[RAW]
+  if (raw === undefined) {
+    // A wrapper around one element adds at most two spaces: not worth a string of its own.
+    const only = n.children.length === 1 ? n.children[0] : undefined
+    if (only && isElement(only)) return INLINE_TAGS.has(n.name) ? rawText(only) : ` ${rawText(only)} `
+    raw = ''
+    for (const c of n.children) raw += rawText(c)
+    if (!INLINE_TAGS.has(n.name)) raw = ` ${raw} `
+    ;(n as Cached)[RAW] = raw
+  }
+  return raw
+}
+
+function collectText(n: AnyNode, opts: TextOptions, parts: string[]): void {
+  if (opts.skip?.has(n)) return
+  if (n.type === 'text') {
+    parts.push((n as unknown as { data: string }).data)
+    return
+  }
+  if (!isElement(n)) return
+  if (SKIPPED_TAGS.has(n.name)) return
+  if (opts.skipHidden && n.attribs['aria-hidden'] === 'true') return
+  if (n.name === 'br') {
+    parts.push(' ')
+    return
+  }
+  const block = !INLINE_TAGS.has(n.name)
+  if (block) parts.push(' ')
+  for (const c of n.children) collectText(c, opts, parts)
+  if (block) parts.push(' ')
 }
 
 /** Ancestors of `el`, nearest first, stopping before `stop` (exclusive) or the document. */
@@ -68,15 +113,7 @@ export function isInside(el: AnyNode, container: AnyNode): boolean {
 
 /** Document-order index of every element, for "does A come before B" checks. */
 export function documentOrder($: CheerioAPI): Map<Element, number> {
-  const order = new Map<Element, number>()
-  let i = 0
-  const walk = (n: AnyNode) => {
-    if (isElement(n)) order.set(n, i++)
-    const kids = (n as { children?: AnyNode[] }).children
-    if (kids) for (const c of kids) walk(c)
-  }
-  walk($.root()[0] as AnyNode)
-  return order
+  return domIndex($.root()[0] as AnyNode).order
 }
 
 const GOOGLE_HOST = /(^|\.)google\.[a-z.]{2,6}$/i
@@ -134,7 +171,21 @@ export function isGoogleInternal(url: string): boolean {
  * Google UI links (other verticals, place pages, "more results") unless they are `/url` redirects.
  */
 export function resultUrl(href: string | undefined | null): string | null {
-  const raw = href?.trim() ?? ''
+  // A page asks about the same links many times (each reader, each candidate region); URL
+  // parsing is the expensive part, and the answer depends on the string alone.
+  const key = href ?? ''
+  const hit = resultUrlCache.get(key)
+  if (hit !== undefined) return hit
+  if (resultUrlCache.size >= 5000) resultUrlCache.clear()
+  const url = readResultUrl(key)
+  resultUrlCache.set(key, url)
+  return url
+}
+
+const resultUrlCache = new Map<string, string | null>()
+
+function readResultUrl(href: string): string | null {
+  const raw = href.trim()
   const relative = raw.startsWith('/') && !raw.startsWith('//')
   if (relative && !/^\/(url|interstitial|aclk)\?/.test(raw)) return null
   const url = unwrapGoogleUrl(raw)

@@ -2,6 +2,8 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { PeopleAlsoAsk, RelatedSearch } from '../engine.types.ts'
+import { domIndex } from '../parse/dom-index.ts'
+import { closestMatch, selectAll, selectOne } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { bestTextBlock, findLabels, regionOf, searchQueryOf, shortText } from './google-blocks.util.ts'
 import { compact, isElement, isInside, parseCount, resultUrl, textOf } from './google-dom.util.ts'
@@ -14,14 +16,28 @@ const NOT_A_QUERY = /^(more results|see more|view all|more|feedback|show more|mo
 
 /** The printed result count ("About 1,230,000 results", "Environ 54 900 000 résultats"). */
 export function totalResultsOf($: CheerioAPI, html: string): number | undefined {
-  const stats = normText($('#result-stats').first().text())
+  const statsEl = domIndex($.root()[0] as AnyNode).byId('result-stats')
+  const stats = statsEl ? normText($(statsEl).text()) : ''
   // Newer desktop pages ship the tools bar inside a script and insert it on load.
-  const scripted = /result-stats(?:"|\\x22)(?:>|\\x3e)([^<\\]{1,80})/.exec(html)?.[1]
+  const scripted = stats ? undefined : scriptedStats(html)
   const text = stats || (scripted ? normText(scripted.replace(/&nbsp;/g, ' ')) : '')
   if (!text) return undefined
   // Page 2 reads "Page 2 of about 1,230 results"; the time taken follows in parentheses.
   const count = text.replace(/^\D*page\s+\d+\D+?(?=\d)/i, '').split('(')[0] ?? ''
   return parseCount(count)
+}
+
+// The count as the tools bar's script writes it: `result-stats"` (or `\x22`), `>` (or `\x3e`), text.
+const SCRIPTED_STATS = /result-stats(?:"|\\x22)(?:>|\\x3e)([^<\\]{1,80})/y
+
+/** The first scripted count: the sticky pattern tried at each `result-stats` (a native search, not a regex scan of the page). */
+function scriptedStats(html: string): string | undefined {
+  for (let at = html.indexOf('result-stats'); at >= 0; at = html.indexOf('result-stats', at + 1)) {
+    SCRIPTED_STATS.lastIndex = at
+    const m = SCRIPTED_STATS.exec(html)
+    if (m) return m[1]
+  }
+  return undefined
 }
 
 /** Questions of every "People also ask" block, with the answer and its source when the page has them. */
@@ -37,13 +53,11 @@ export function peopleAlsoAskOf($: CheerioAPI, scope: AnyNode): PeopleAlsoAsk[] 
 
   // JavaScript layouts tag each expandable question with its text in data-q (other widgets reuse
   // data-q for other things, so the expander is required too).
-  $(scope)
-    .find('[data-q]')
-    .each((_, el) => {
-      const q = normText(el.attribs['data-q'] ?? '')
-      if (q.length < 3 || !$(el).find('[aria-expanded]').length || !textOf(el).startsWith(q)) return
-      add({ question: q, ...answerOf($, el, q) })
-    })
+  for (const el of selectAll($, scope, '[data-q]')) {
+    const q = normText(el.attribs['data-q'] ?? '')
+    if (q.length < 3 || !selectOne($, el, '[aria-expanded]') || !textOf(el).startsWith(q)) continue
+    add({ question: q, ...answerOf($, el, q) })
+  }
 
   // The basic layout shows an accordion: each item is a question line followed by its answer panel.
   if (out.length) return out
@@ -57,10 +71,7 @@ export function peopleAlsoAskOf($: CheerioAPI, scope: AnyNode): PeopleAlsoAsk[] 
 
 /** The elements holding "People also ask" questions and answers, so other readers can skip them. */
 export function peopleAlsoAskRegions($: CheerioAPI, scope: AnyNode): Element[] {
-  const regions = $(scope)
-    .find('[data-q]')
-    .filter((_, el) => $(el).find('[aria-expanded]').length > 0)
-    .toArray()
+  const regions = selectAll($, scope, '[data-q]').filter((el) => selectOne($, el, '[aria-expanded]') !== undefined)
   if (regions.length) return regions
   for (const label of findLabels($, scope, PAA_LABEL)) {
     const region = regionOf(label, scope, (el) => accordionItems($, el, label).length > 0)
@@ -70,38 +81,50 @@ export function peopleAlsoAskRegions($: CheerioAPI, scope: AnyNode): Element[] {
 }
 
 /** Items of an accordion below `label`: a short title span followed by the panel it opens. */
-function accordionItems($: CheerioAPI, region: Element, label: Element): { title: string; panel: Element }[] {
-  const items: { title: string; panel: Element }[] = []
-  $(region)
-    .find('span')
-    .each((_, span) => {
-      if (isInside(label, span) || isInside(span, label)) return
-      const parent = span.parent
-      if (!isElement(parent) || parent.children.find(isElement) !== span || $(span).closest('a').length) return
-      const panel = parent.children.filter(isElement).find((k) => k !== span && k.name === 'div')
-      const title = shortText($, span, 200)
-      // Result titles are headings inside links; an answer panel only links its source.
-      if (!panel || !title || $(panel).find('a h3, a [role="heading"]').length) return
-      if (items.some((i) => isInside(span, i.panel))) return
-      items.push({ title, panel })
-    })
+function accordionItems($: CheerioAPI, region: Element, label: Element): AccordionItem[] {
+  // Asked for every ancestor of a label while looking for its region, then again for the region.
+  let byLabel = accordionCache.get(region)
+  const hit = byLabel?.get(label)
+  if (hit) return hit
+  const items: AccordionItem[] = []
+  for (const span of selectAll($, region, 'span')) {
+    if (isInside(label, span) || isInside(span, label)) continue
+    const parent = span.parent
+    if (!isElement(parent) || parent.children.find(isElement) !== span || closestMatch(span, 'a')) continue
+    const panel = parent.children.filter(isElement).find((k) => k !== span && k.name === 'div')
+    const title = shortText($, span, 200)
+    // Result titles are headings inside links; an answer panel only links its source.
+    if (!panel || !title || selectOne($, panel, 'a h3, a [role="heading"]')) continue
+    if (items.some((i) => isInside(span, i.panel))) continue
+    items.push({ title, panel })
+  }
+  if (!byLabel) {
+    byLabel = new Map()
+    accordionCache.set(region, byLabel)
+  }
+  byLabel.set(label, items)
   return items
 }
+
+interface AccordionItem {
+  title: string
+  panel: Element
+}
+
+const accordionCache = new WeakMap<Element, Map<Element, AccordionItem[]>>()
 
 /** The answer shown under a question: its source link and text, when the page includes them. */
 function answerOf($: CheerioAPI, scope: Element, question: string): { snippet?: string; link?: string } {
   let link: string | undefined
   let linkEl: Element | undefined
-  $(scope)
-    .find('a[href]')
-    .each((_, a) => {
-      const url = resultUrl(a.attribs.href)
-      const text = textOf(a)
-      if (!url || !text || /support\.google\.com/.test(url)) return
-      link = url
-      linkEl = a
-      return false
-    })
+  for (const a of selectAll($, scope, 'a[href]')) {
+    const url = resultUrl(a.attribs.href)
+    const text = textOf(a)
+    if (!url || !text || /support\.google\.com/.test(url)) continue
+    link = url
+    linkEl = a
+    break
+  }
   if (!link) return {}
   const skip = (el: Element) => (linkEl ? isInside(el, linkEl) : false) || textOf(el) === question
   const snippet = bestTextBlock($, scope, skip)
@@ -128,14 +151,7 @@ export function relatedSearchesOf($: CheerioAPI, scope: AnyNode, exclude: Elemen
     const after = (el: Element) => (order.get(el) ?? 0) > (order.get(label) ?? 0)
     const region = regionOf(label, scope, (el) => searchLinks($, el, label).some((l) => after(l.el)))
     // A label whose nearest links are organic results is a hidden pop-up inside a result.
-    if (
-      !region ||
-      $(region)
-        .find('a h3')
-        .toArray()
-        .some((h) => resultUrl($(h).closest('a').attr('href')))
-    )
-      continue
+    if (!region || selectAll($, region, 'a h3').some((h) => resultUrl(closestMatch(h, 'a')?.attribs.href))) continue
     // The basic layout lists each suggestion as an accordion title over a panel of product chips.
     const accordion = accordionItems($, region, label)
     if (accordion.length) {
@@ -155,24 +171,20 @@ export function relatedSearchesOf($: CheerioAPI, scope: AnyNode, exclude: Elemen
 function nextSectionStart($: CheerioAPI, region: Element, label: Element, order: Map<Element, number>): number {
   const from = order.get(label) ?? 0
   let end = Number.POSITIVE_INFINITY
-  $(region)
-    .find('h2, [role="heading"][aria-level="2"]')
-    .each((_, h) => {
-      const at = order.get(h) ?? 0
-      if (at > from && !isInside(h, label) && !isInside(label, h) && at < end) end = at
-    })
+  for (const h of selectAll($, region, 'h2, [role="heading"][aria-level="2"]')) {
+    const at = order.get(h) ?? 0
+    if (at > from && !isInside(h, label) && !isInside(label, h) && at < end) end = at
+  }
   return end
 }
 
 function searchLinks($: CheerioAPI, region: Element, label: Element): { text: string; query: string; el: Element }[] {
   const out: { text: string; query: string; el: Element }[] = []
-  $(region)
-    .find('a[href]')
-    .each((_, a) => {
-      if (isInside(a, label)) return
-      const query = searchQueryOf(a.attribs.href)
-      const text = normText(textOf(a))
-      if (query && text && text.length <= 120) out.push({ text, query, el: a })
-    })
+  for (const a of selectAll($, region, 'a[href]')) {
+    if (isInside(a, label)) continue
+    const query = searchQueryOf(a.attribs.href)
+    const text = normText(textOf(a))
+    if (query && text && text.length <= 120) out.push({ text, query, el: a })
+  }
   return out
 }

@@ -2,6 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { Ad, LocalPlace, TopStory } from '../engine.types.ts'
+import { closestMatch, matches, selectAll, selectOne } from '../parse/select.ts'
 import { domainOf } from '../parse/text.ts'
 import { bestTextBlock, findLabels, linesOf, regionOf } from './google-blocks.util.ts'
 import { ancestors, compact, isElement, isInside, looksLikeDate, parseRating, parseRatingCount, resultUrl, textOf, unwrapGoogleUrl } from './google-dom.util.ts'
@@ -16,24 +17,20 @@ const HOURS = /^(open|closed|closes|opens|open 24 hours|temporarily closed|ouver
 /** The local pack: businesses linked by their customer id (`data-cid` or a `ludocid` link). */
 export function placesOf($: CheerioAPI, scope: AnyNode): LocalPlace[] {
   const byCid = new Map<string, Element>()
-  $(scope)
-    .find(CID_SELECTOR)
-    .each((_, el) => {
-      // Knowledge panels list nearby businesses too; those are not the local pack.
-      if ($(el).closest('[data-attrid], #rhs, .kp-wholepage').length) return
-      const cid = cidOf(el)
-      if (cid && !byCid.has(cid)) byCid.set(cid, el)
-    })
+  for (const el of selectAll($, scope, CID_SELECTOR)) {
+    // Knowledge panels list nearby businesses too; those are not the local pack.
+    if (closestMatch(el, '[data-attrid], #rhs, .kp-wholepage')) continue
+    const cid = cidOf(el)
+    if (cid && !byCid.has(cid)) byCid.set(cid, el)
+  }
   const out: LocalPlace[] = []
   for (const [cid, el] of byCid) {
     const item = itemOf(el, (a) => {
       const ids = new Set<string>()
-      $(a)
-        .find(CID_SELECTOR)
-        .each((_, x) => {
-          const id = cidOf(x)
-          if (id) ids.add(id)
-        })
+      for (const x of selectAll($, a, CID_SELECTOR)) {
+        const id = cidOf(x)
+        if (id) ids.add(id)
+      }
       return ids.size <= 1
     })
     const place = placeOf($, item, cid)
@@ -66,7 +63,7 @@ function itemOf(el: Element, single: (el: Element) => boolean): Element {
 }
 
 function placeOf($: CheerioAPI, item: Element, cid: string): LocalPlace | undefined {
-  const heading = $(item).find('[role="heading"], h3').first()[0]
+  const heading = selectOne($, item, '[role="heading"], h3')
   // Star images are blocks, so "4.5 ★ (60)" can come out as two lines; glue the count back on.
   const lines = linesOf(item, (el) => el.attribs['aria-hidden'] === 'true' && !/\d/.test(textOf(el))).reduce<string[]>((acc, line) => {
     const prev = acc.at(-1)
@@ -92,19 +89,17 @@ function placeOf($: CheerioAPI, item: Element, cid: string): LocalPlace | undefi
     else if (!place.type && !/\d/.test(t) && t.length <= 40 && t.split(' ').length <= 5) place.type = t
     else if (!place.address && (/\d/.test(t) || /,/.test(t)) && t.length <= 80) place.address = t
   }
-  const aria = $(item).find('[aria-label^="Rated"]').first().attr('aria-label')
+  const aria = selectOne($, item, '[aria-label^="Rated"]')?.attribs['aria-label']
   place.rating ??= parseRating(aria)
-  $(item)
-    .find('a[href]')
-    .each((_, a) => {
-      const url = resultUrl(a.attribs.href)
-      if (url && !place.website && /website|site web|sitio web/i.test(textOf(a) || a.attribs['aria-label'] || '')) {
-        place.website = url
-      }
-      const pid = /place_id[:=]([\w-]+)/.exec(a.attribs.href ?? '')?.[1]
-      if (pid) place.place_id ??= pid
-    })
-  const pid = $(item).find('[data-pid]').first().attr('data-pid')
+  for (const a of selectAll($, item, 'a[href]')) {
+    const url = resultUrl(a.attribs.href)
+    if (url && !place.website && /website|site web|sitio web/i.test(textOf(a) || a.attribs['aria-label'] || '')) {
+      place.website = url
+    }
+    const pid = /place_id[:=]([\w-]+)/.exec(a.attribs.href ?? '')?.[1]
+    if (pid) place.place_id ??= pid
+  }
+  const pid = selectOne($, item, '[data-pid]')?.attribs['data-pid']
   if (pid) place.place_id ??= pid
   return compact(place)
 }
@@ -119,38 +114,33 @@ const splitDots = (s: string): string[] =>
 export function topStoriesOf($: CheerioAPI, scope: AnyNode): TopStory[] {
   const out: TopStory[] = []
   const seen = new Set<string>()
-  const outbound = (el: Element) =>
-    $(el)
-      .find('a[href]')
-      .filter((_, a) => !!resultUrl(a.attribs.href)).length
+  const outbound = (el: Element) => selectAll($, el, 'a[href]').filter((a) => !!resultUrl(a.attribs.href)).length
   for (const label of findLabels($, scope, TOP_STORIES_LABEL)) {
-    if ($(label).closest('a').length) continue
+    if (closestMatch(label, 'a')) continue
     const region = regionOf(label, scope, (el) => outbound(el) > 1)
     if (!region) continue
-    $(region)
-      .find('a[href]')
-      .each((_, a) => {
-        const link = resultUrl(a.attribs.href)
-        if (!link || seen.has(link)) return
-        const heading = $(a).find('[role="heading"], h3').last()[0]
-        const lines = linesOf(a)
-        const title = heading ? textOf(heading) : lines.reduce((x, y) => (y.length > x.length ? y : x), '')
-        if (!title || title.length < 15) return
-        seen.add(link)
-        let source: string | undefined
-        let date: string | undefined
-        for (const line of lines.filter((l) => l !== title)) {
-          // The basic layout prints "Axios 1 day ago" on one line.
-          const tail = /^(.*?)\s*(\d+\s+\w+\s+ago|[A-Z][a-z]{2}\.? \d{1,2}, \d{4})$/.exec(line)
-          if (!date && (looksLikeDate(line) || RELATIVE_TIME.test(line))) date = line
-          else if (!date && tail?.[2]) {
-            date = tail[2]
-            if (tail[1]) source ??= tail[1]
-          } else if (!source && line.length <= 60) source = line
-        }
-        const img = $(a).find('img[src^="http"]').first().attr('src')
-        out.push(compact({ title, link, source, date, image_url: img }))
-      })
+    for (const a of selectAll($, region, 'a[href]')) {
+      const link = resultUrl(a.attribs.href)
+      if (!link || seen.has(link)) continue
+      const heading = selectAll($, a, '[role="heading"], h3').at(-1)
+      const lines = linesOf(a)
+      const title = heading ? textOf(heading) : lines.reduce((x, y) => (y.length > x.length ? y : x), '')
+      if (!title || title.length < 15) continue
+      seen.add(link)
+      let source: string | undefined
+      let date: string | undefined
+      for (const line of lines.filter((l) => l !== title)) {
+        // The basic layout prints "Axios 1 day ago" on one line.
+        const tail = /^(.*?)\s*(\d+\s+\w+\s+ago|[A-Z][a-z]{2}\.? \d{1,2}, \d{4})$/.exec(line)
+        if (!date && (looksLikeDate(line) || RELATIVE_TIME.test(line))) date = line
+        else if (!date && tail?.[2]) {
+          date = tail[2]
+          if (tail[1]) source ??= tail[1]
+        } else if (!source && line.length <= 60) source = line
+      }
+      const img = selectOne($, a, 'img[src^="http"]')?.attribs.src
+      out.push(compact({ title, link, source, date, image_url: img }))
+    }
   }
   return out
 }
@@ -163,16 +153,13 @@ export function topStoriesOf($: CheerioAPI, scope: AnyNode): TopStory[] {
 export function adsOf($: CheerioAPI, scope: AnyNode, order: Map<Element, number>, firstOrganic: number): Ad[] {
   const products = productAdUnits($, scope)
   const inProduct = (el: Element) => products.some((u) => isInside(el, u))
-  const texts: Element[] = $(scope).find('[data-text-ad]').toArray()
+  const texts: Element[] = selectAll($, scope, '[data-text-ad]')
   // Ad links: click-through (aclk) links, advertiser-URL attributes, or any titled link in an ads zone.
-  const adLinks = [
-    ...$(scope).find('a[href*="/aclk?"], a[data-pcu], a[data-rw]').toArray(),
-    ...$(scope).find('#tads a, #tadsb a, #bottomads a, #tvcap a').toArray(),
-  ]
+  const adLinks = [...selectAll($, scope, 'a[href*="/aclk?"], a[data-pcu], a[data-rw]'), ...selectAll($, scope, '#tads a, #tadsb a, #bottomads a, #tvcap a')]
   for (const a of adLinks) {
     if (inProduct(a) || texts.some((u) => isInside(a, u))) continue
-    if (!$(a).find('h3, [role="heading"]').length) continue
-    texts.push(itemOf(a, (x) => $(x).find('h3, [role="heading"]').length <= 1 && !$(x).find('#rso').length))
+    if (!selectOne($, a, 'h3, [role="heading"]')) continue
+    texts.push(itemOf(a, (x) => selectAll($, x, 'h3, [role="heading"]').length <= 1 && !selectOne($, x, '#rso')))
   }
 
   const units = [...texts.map((unit) => ({ unit, product: false })), ...products.map((unit) => ({ unit, product: true }))]
@@ -185,7 +172,7 @@ export function adsOf($: CheerioAPI, scope: AnyNode, order: Map<Element, number>
     const key = `${ad.title}|${ad.link}`
     if (seen.has(key)) continue
     seen.add(key)
-    const zone = $(unit).closest('#tads, #tvcap, #atvcap, #bottomads, #tadsb, #rhs').attr('id')
+    const zone = closestMatch(unit, '#tads, #tvcap, #atvcap, #bottomads, #tadsb, #rhs')?.attribs.id
     const block: Ad['block'] = zone === 'bottomads' || zone === 'tadsb' ? 'bottom' : zone ? 'top' : (order.get(unit) ?? 0) < firstOrganic ? 'top' : 'bottom'
     out.push({ ...ad, block, position: out.filter((x) => x.block === block).length + 1 })
   }
@@ -197,19 +184,12 @@ export function adsOf($: CheerioAPI, scope: AnyNode, order: Map<Element, number>
  * (`data-offer-id` / `data-merchant-id`), which holds should the class be renamed.
  */
 function productAdUnits($: CheerioAPI, scope: AnyNode): Element[] {
-  const units: Element[] = $(scope).find('.pla-unit').not('.view-all-unit').toArray()
+  const units: Element[] = selectAll($, scope, '.pla-unit').filter((el) => !matches(el, '.view-all-unit'))
   const offerOf = (a: Element) => a.attribs['data-offer-id'] ?? a.attribs['data-merchant-id'] ?? ''
-  for (const a of $(scope).find('a[data-offer-id], a[data-merchant-id]').toArray()) {
+  for (const a of selectAll($, scope, 'a[data-offer-id], a[data-merchant-id]')) {
     if (units.some((u) => isInside(a, u) || isInside(u, a))) continue
     const offer = offerOf(a)
-    units.push(
-      itemOf(a, (x) =>
-        $(x)
-          .find('a[data-offer-id], a[data-merchant-id]')
-          .toArray()
-          .every((o) => offerOf(o) === offer),
-      ),
-    )
+    units.push(itemOf(a, (x) => selectAll($, x, 'a[data-offer-id], a[data-merchant-id]').every((o) => offerOf(o) === offer)))
   }
   // Cards nest (a hover card repeats the ad inside its card): the outermost one is the ad.
   return units.filter((u) => !units.some((o) => o !== u && isInside(u, o)))
@@ -222,24 +202,26 @@ function productAdUnits($: CheerioAPI, scope: AnyNode): Element[] {
 function productAdOf($: CheerioAPI, unit: Element): Omit<Ad, 'position' | 'block'> | undefined {
   const card = readCard($, unit, undefined)
   if (!card?.title || !card.link) return undefined
-  const domain = unit.attribs['data-dtld'] ?? $(unit).find('[data-dtld]').attr('data-dtld') ?? domainOf(card.link)
+  const domain = unit.attribs['data-dtld'] ?? selectOne($, unit, '[data-dtld]')?.attribs['data-dtld'] ?? domainOf(card.link)
   const snippet = [card.price, card.delivery].filter(Boolean).join(' · ')
   return compact({ title: card.title, link: card.link, domain: domain.replace(/^www\./, ''), displayed_link: card.source, snippet })
 }
 
 function adOf($: CheerioAPI, unit: Element): Omit<Ad, 'position' | 'block'> | undefined {
-  const heading = $(unit).find('h3, [role="heading"]').first()[0]
+  const heading = selectOne($, unit, 'h3, [role="heading"]')
   if (!heading) return undefined
-  const anchor = ($(heading).closest('a')[0] as Element | undefined) ?? ($(unit).find('a[data-pcu], a[href]').first()[0] as Element | undefined)
+  const anchor = closestMatch(heading, 'a') ?? (selectOne($, unit, 'a[data-pcu], a[href]') as Element | undefined)
   const title = textOf(heading)
   const link = landingOf(anchor)
   if (!title || !link) return undefined
-  const shown = $(unit).find('[data-dtld], cite, [role="text"]').first()
-  const displayed = shown.length ? textOf(shown[0]) : undefined
-  const domain = shown.attr('data-dtld') ?? domainOf(link)
+  const shown = selectOne($, unit, '[data-dtld], cite, [role="text"]')
+  const displayed = shown ? textOf(shown) : undefined
+  const domain = shown?.attribs['data-dtld'] ?? domainOf(link)
   // The description: not the title, the shown URL (often printed twice) or the "why this ad" menu.
   const skip = (el: Element) =>
-    isInside(el, heading) || $(el).closest('cite, [role="button"], [role="menu"], [data-dtld]').length > 0 || $(el).find('cite, [data-dtld]').length > 0
+    isInside(el, heading) ||
+    closestMatch(el, 'cite, [role="button"], [role="menu"], [data-dtld]') !== undefined ||
+    selectOne($, el, 'cite, [data-dtld]') !== undefined
   const snippet = bestTextBlock($, unit, skip)
   return compact({ title, link, domain: domain.replace(/^www\./, ''), displayed_link: displayed, snippet })
 }

@@ -3,8 +3,9 @@
  * on mobile) outside the feature regions, read together with the container around it.
  */
 import type { CheerioAPI } from 'cheerio'
-import type { Element } from 'domhandler'
+import type { AnyNode, Element } from 'domhandler'
 import type { OrganicResult, Sitelink } from '../engine.types.ts'
+import { closest, domIndex, hasClass } from '../parse/dom-index.ts'
 import { domainOf, normText } from '../parse/text.ts'
 import { bestTextBlock, hasBlockChild, lineOf } from './google-blocks.util.ts'
 import { compact, isElement, isInside, looksLikeBreadcrumb, looksLikeDate, resultUrl, splitLeadingDate, textOf } from './google-dom.util.ts'
@@ -48,7 +49,7 @@ export function parseOrganic($: CheerioAPI, root: Element, order: Map<Element, n
     const displayed = displayedLinkOf($, c)
     // Without headings any link has a first line; only one above a breadcrumb is result markup.
     if (!byLinks || displayed) markup++
-    if (featureOf(c.anchor, features, root) !== undefined || $(c.heading).find('cite').length) {
+    if (featureOf(c.anchor, features, root) !== undefined || find($).findFirst(c.heading, isCite)) {
       featureLinks.add(link)
       continue
     }
@@ -90,47 +91,36 @@ export function parseOrganic($: CheerioAPI, root: Element, order: Map<Element, n
 }
 
 /** Rows of a sitelinks table: a titled link with a one-line description and no breadcrumb. */
-function isSitelinkRow($: CheerioAPI, c: Candidate): boolean {
+function isSitelinkRow(_$: CheerioAPI, c: Candidate): boolean {
   const parent = c.anchor.parent
-  return $(c.anchor).closest('table, [role="list"]').length > 0 || (isElement(parent) && parent.name === 'h3')
+  return closest(c.anchor, (el) => el.name === 'table' || el.attribs.role === 'list') !== undefined || (isElement(parent) && parent.name === 'h3')
 }
 
+const isCite = (el: Element) => el.name === 'cite'
+const isLink = (el: Element) => el.name === 'a' && el.attribs.href !== undefined
+const isRoleText = (el: Element) => el.attribs.role === 'text'
+/** The page's element index (selectors run over it without re-walking the tree). */
+const find = ($: CheerioAPI) => domIndex($.root()[0] as AnyNode)
+
 function displayedLinkOf($: CheerioAPI, c: Candidate): string | undefined {
-  const cites = $(c.container)
-    .find('cite')
-    .filter((_, el) => !isInside(el, c.heading))
-  const cite = cites.first()[0]
+  const cite = find($).findFirst(c.container, (el) => el.name === 'cite' && !isInside(el, c.heading))
   if (cite) {
     const t = textOf(cite)
     if (t) return t
   }
   // Mobile pages show the breadcrumb as a `role=text` span next to the site name.
-  let found: string | undefined
-  $(c.container)
-    .find('[role="text"]')
-    .each((_, el) => {
-      if (isInside(el, c.heading) || $(el).parents('[role="text"]').length) return
-      const t = textOf(el)
-      if (t && looksLikeBreadcrumb(t)) {
-        found = t
-        return false
-      }
-      return undefined
-    })
-  if (found) return found
+  for (const el of find($).findAll(c.container, isRoleText)) {
+    if (isInside(el, c.heading) || closest(el.parent, isRoleText)) continue
+    const t = textOf(el)
+    if (t && looksLikeBreadcrumb(t)) return t
+  }
   // The basic layout prints the breadcrumb as a plain line under the title, inside the link.
-  $(c.anchor)
-    .find('div, span')
-    .each((_, el) => {
-      if (isInside(el, c.heading) || hasBlockChild(el)) return
-      const t = textOf(el)
-      if (t && looksLikeBreadcrumb(t)) {
-        found = t
-        return false
-      }
-      return undefined
-    })
-  return found
+  const line = find($).findFirst(c.anchor, (el) => {
+    if ((el.name !== 'div' && el.name !== 'span') || isInside(el, c.heading) || hasBlockChild(el)) return false
+    const t = textOf(el)
+    return !!t && looksLikeBreadcrumb(t)
+  })
+  return line ? textOf(line) : undefined
 }
 
 /**
@@ -147,10 +137,17 @@ function snippetOf($: CheerioAPI, c: Candidate): { snippet?: string; date?: stri
 
   // Google clamps the snippet block with an inline line-clamp style; the class names (current and
   // 2020's span.st) are only a second signal.
-  const structured = $(c.container)
-    .find('[style*="line-clamp"], [data-content-feature="1"], .VwiC3b, span.st')
-    .filter((_, el) => !skip(el))
-  for (const el of structured.toArray()) {
+  // `[style*="line-clamp"], [data-content-feature="1"], .VwiC3b, span.st`
+  const structured = find($).findAll(
+    c.container,
+    (el) =>
+      (el.attribs.style?.includes('line-clamp') ||
+        el.attribs['data-content-feature'] === '1' ||
+        hasClass(el, 'VwiC3b') ||
+        (el.name === 'span' && hasClass(el, 'st'))) &&
+      !skip(el),
+  )
+  for (const el of structured) {
     const t = textOf(el).replace(/\s*[—–]$/, '')
     if (looksLikeDate(t)) date ??= t
     else if (t.length >= 2) return found(t)
@@ -177,19 +174,17 @@ const FACT_ROW = /^[^·:›]{1,60}:\s/
 function sitelinksOf($: CheerioAPI, c: Candidate, link: string, title: string): Sitelink[] {
   const out: Sitelink[] = []
   const seen = new Set([link])
-  $(c.container)
-    .find('a[href]')
-    .each((_, a) => {
-      if (a === c.anchor || isInside(a, c.anchor)) return
-      if (withinChrome(a, c.container)) return
-      const target = resultUrl(a.attribs.href)
-      const text = normText(textOf(a))
-      if (!target || !text || text === title || text.length > 80 || CHROME_TEXT.test(text)) return
-      if (seen.has(target)) return
-      // "Key people: Sundar Pichai" style facts link entities; sitelinks stand on their own.
-      if (FACT_ROW.test(textOf(lineOf(a, c.container)))) return
-      seen.add(target)
-      out.push({ title: text, link: target })
-    })
+  for (const a of find($).findAll(c.container, isLink)) {
+    if (a === c.anchor || isInside(a, c.anchor)) continue
+    if (withinChrome(a, c.container)) continue
+    const target = resultUrl(a.attribs.href)
+    const text = normText(textOf(a))
+    if (!target || !text || text === title || text.length > 80 || CHROME_TEXT.test(text)) continue
+    if (seen.has(target)) continue
+    // "Key people: Sundar Pichai" style facts link entities; sitelinks stand on their own.
+    if (FACT_ROW.test(textOf(lineOf(a, c.container)))) continue
+    seen.add(target)
+    out.push({ title: text, link: target })
+  }
   return out
 }

@@ -2,6 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { AnswerBox, KnowledgeGraph } from '../engine.types.ts'
+import { closestMatch, selectAll, selectOne } from '../parse/select.ts'
 import { domainOf, normText } from '../parse/text.ts'
 import { bestTextBlock, findLabels, hasBlockChild, linesOf, regionOf } from './google-blocks.util.ts'
 import { compact, isInside, resultUrl, textOf, unwrapGoogleUrl } from './google-dom.util.ts'
@@ -16,42 +17,37 @@ export function knowledgeGraphOf($: CheerioAPI, scope: AnyNode, basicLayout: boo
 }
 
 function attridPanel($: CheerioAPI, scope: AnyNode): KnowledgeGraph | undefined {
-  const titles = $(scope).find('[data-attrid="title"]').toArray()
+  const titles = selectAll($, scope, '[data-attrid="title"]')
   if (!titles.length) return undefined
-  const description = $(scope).find('[data-attrid="description"], [data-attrid="VisualDigestDescription"]').first()[0]
+  const description = selectOne($, scope, '[data-attrid="description"], [data-attrid="VisualDigestDescription"]')
   // With several panels (a business and a topic), the one holding the description is the topic.
   const title = (description && closestTo(titles, description)) || titles[0]
   if (!title) return undefined
-  const panel = description ? commonAncestor(title, description) : ($(title).closest('#rhs, .kp-wholepage')[0] ?? scope)
-  const field = (id: string) => $(panel).find(`[data-attrid="${id}"]`).first()[0]
+  const panel = description ? commonAncestor(title, description) : (closestMatch(title, '#rhs, .kp-wholepage') ?? scope)
+  const field = (id: string) => selectOne($, panel, `[data-attrid="${id}"]`)
 
   const kg: KnowledgeGraph = { title: textOf(title) }
   const subtitle = field('subtitle')
   if (subtitle) kg.type = textOf(subtitle)
   if (description) {
-    const source = $(description)
-      .find('a[href]')
-      .toArray()
-      .find((a) => resultUrl(a.attribs.href))
-    const heading = $(description).find('h2, h3, [role="heading"]').toArray()
+    const source = selectAll($, description, 'a[href]').find((a) => resultUrl(a.attribs.href))
+    const heading = selectAll($, description, 'h2, h3, [role="heading"]')
     const text = textOf(description, { skip: new Set<AnyNode>([...heading, ...(source ? [source] : [])]) })
     Object.assign(kg, withSource(text, source))
   }
   const site = field('visit_official_site')
-  const siteLink = site && (site.name === 'a' ? site : $(site).find('a[href]')[0])
+  const siteLink = site && (site.name === 'a' ? site : selectOne($, site, 'a[href]'))
   const website = siteLink ? resultUrl(siteLink.attribs.href) : null
   if (website) kg.website = website
   const image = imageOf($, field('image'))
   if (image) kg.image_url = image
 
   const attributes: Record<string, string> = {}
-  $(panel)
-    .find('[data-attrid^="kc:/"], [data-attrid^="ss:/"], [data-attrid^="hw:/"]')
-    .each((_, el) => {
-      const m = FACT.exec(textOf(el))
-      if (!m?.[1] || !m[2] || attributes[m[1]] || !looksLikeFact(m[1], m[2])) return
-      attributes[m[1]] = cleanValue(m[2])
-    })
+  for (const el of selectAll($, panel, '[data-attrid^="kc:/"], [data-attrid^="ss:/"], [data-attrid^="hw:/"]')) {
+    const m = FACT.exec(textOf(el))
+    if (!m?.[1] || !m[2] || attributes[m[1]] || !looksLikeFact(m[1], m[2])) continue
+    attributes[m[1]] = cleanValue(m[2])
+  }
   if (Object.keys(attributes).length) kg.attributes = attributes
   return compact(kg)
 }
@@ -67,8 +63,8 @@ function looksLikeFact(label: string, value: string): boolean {
 
 /** The basic layout's entity card: a heading outside any link, a type line, a sourced description and facts. */
 function basicPanel($: CheerioAPI, scope: AnyNode): KnowledgeGraph | undefined {
-  for (const h of $(scope).find('h3').toArray()) {
-    if ($(h).closest('a').length) continue
+  for (const h of selectAll($, scope, 'h3')) {
+    if (closestMatch(h, 'a')) continue
     const card = regionOf(h, scope, (el) => linesOf(el).some((l) => l.length > 80))
     if (!card) continue
     const lines = linesOf(card)
@@ -76,29 +72,21 @@ function basicPanel($: CheerioAPI, scope: AnyNode): KnowledgeGraph | undefined {
     const typeLine = lines[lines.indexOf(title) + 1]
     const facts: Record<string, string> = {}
     let description: Element | undefined
-    $(card)
-      .find('div')
-      .each((_, el) => {
-        if (hasBlockChild(el)) return
-        const text = textOf(el)
-        const m = FACT.exec(text)
-        if (m?.[1] && m[2] && text.length < 200) facts[m[1]] ??= cleanValue(m[2])
-        else if (text.length > (description ? textOf(description).length : 80)) description = el
-      })
+    for (const el of selectAll($, card, 'div')) {
+      if (hasBlockChild(el)) continue
+      const text = textOf(el)
+      const m = FACT.exec(text)
+      if (m?.[1] && m[2] && text.length < 200) facts[m[1]] ??= cleanValue(m[2])
+      else if (text.length > (description ? textOf(description).length : 80)) description = el
+    }
     if (!description) continue
     const kg: KnowledgeGraph = { title }
     if (typeLine && !FACT.test(typeLine)) {
       kg.type = typeLine.split(' · ')[0]
-      const site = $(card)
-        .find('a[href]')
-        .toArray()
-        .find((a) => typeLine.includes(textOf(a)) && resultUrl(a.attribs.href))
+      const site = selectAll($, card, 'a[href]').find((a) => typeLine.includes(textOf(a)) && resultUrl(a.attribs.href))
       if (site) kg.website = resultUrl(site.attribs.href) ?? undefined
     }
-    const source = $(description)
-      .find('a[href]')
-      .toArray()
-      .find((a) => resultUrl(a.attribs.href))
+    const source = selectAll($, description, 'a[href]').find((a) => resultUrl(a.attribs.href))
     Object.assign(kg, withSource(textOf(description, { skip: new Set<AnyNode>(source ? [source] : []) }), source))
     const image = imageOf($, card)
     if (image) kg.image_url = image
@@ -128,11 +116,11 @@ function withSource(text: string, source: Element | undefined): Pick<KnowledgeGr
 /** A real image URL: a direct http(s) src, or the original behind an `imgurl=` link; never inline data. */
 function imageOf($: CheerioAPI, el: Element | undefined): string | undefined {
   if (!el) return undefined
-  for (const a of $(el).find('a[href*="imgurl="]').toArray()) {
+  for (const a of selectAll($, el, 'a[href*="imgurl="]')) {
     const u = new URL(a.attribs.href ?? '', 'https://www.google.com').searchParams.get('imgurl')
     if (u && /^https?:/.test(u)) return u
   }
-  for (const img of $(el).find('img').toArray()) {
+  for (const img of selectAll($, el, 'img')) {
     const src = img.attribs['data-src'] ?? img.attribs.src
     if (src && /^https?:/.test(src)) return src
   }
@@ -180,21 +168,22 @@ export function answerBoxOf($: CheerioAPI, scope: AnyNode): AnswerBox | undefine
 function featuredSnippet($: CheerioAPI, scope: AnyNode): AnswerBox | undefined {
   const paa = peopleAlsoAskRegions($, scope)
   const inPaa = (el: Element) => paa.some((p) => isInside(el, p))
-  const anchors = [...findLabels($, scope, FEATURED_LABEL), ...$(scope).find('a[href*="featured_snippets"]').toArray()].filter((el) => !inPaa(el))
+  const anchors = [...findLabels($, scope, FEATURED_LABEL), ...selectAll($, scope, 'a[href*="featured_snippets"]')].filter((el) => !inPaa(el))
 
   for (const start of anchors) {
     const region = regionOf(start, scope, (el) => sourceOf($, el) !== undefined)
     if (!region || inPaa(region)) continue
     const source = sourceOf($, region)
     if (!source) continue
-    const heading = $(source).find('h3, [role="heading"]').first()[0]
+    const heading = selectOne($, source, 'h3, [role="heading"]')
     const title = heading ? textOf(heading) : linesOf(source)[0]
     const link = resultUrl(source.attribs.href) as string
-    const description = $(region).find('[data-attrid="wa:/description"], [data-tts="answers"]').first()[0]
+    const description = selectOne($, region, '[data-attrid="wa:/description"], [data-tts="answers"]')
     const skip = (el: Element) =>
       isInside(el, source) || isInside(el, start) || el.name === 'cite' || el.attribs.role === 'button' || /featured snippet/i.test(textOf(el))
     const snippet = description ? textOf(description) : bestTextBlock($, region, skip)
-    const bold = description ? $(description).find('b').first().text() : ''
+    const boldEl = description && selectOne($, description, 'b')
+    const bold = boldEl ? $(boldEl).text() : ''
     return compact({
       type: 'featured_snippet',
       title,
@@ -209,36 +198,34 @@ function featuredSnippet($: CheerioAPI, scope: AnyNode): AnswerBox | undefined {
 
 /** The result the snippet was taken from: the first outbound link that carries a title. */
 function sourceOf($: CheerioAPI, region: Element): Element | undefined {
-  return $(region)
-    .find('a[href]')
-    .toArray()
-    .find((a) => {
-      const url = resultUrl(a.attribs.href)
-      return !!url && !/support\.google\.com/.test(url) && textOf(a).length > 0
-    })
+  return selectAll($, region, 'a[href]').find((a) => {
+    const url = resultUrl(a.attribs.href)
+    return !!url && !/support\.google\.com/.test(url) && textOf(a).length > 0
+  })
 }
 
 function directAnswer($: CheerioAPI, scope: AnyNode): AnswerBox | undefined {
-  const calc = $(scope).find('#cwos').first()
-  if (calc.length) {
-    const expr = normText($(scope).find('.vUGUtc, #cwles').first().text())
-    return compact({ type: 'calculator', title: expr || undefined, answer: normText(calc.text()) })
+  // cheerio's text() of the first match, '' when nothing matches.
+  const textOfFirst = (selector: string) => {
+    const el = selectOne($, scope, selector)
+    return el ? $(el).text() : ''
   }
-  const temp = $(scope).find('#wob_tm').first()
-  if (temp.length) {
-    const place = normText($(scope).find('#wob_loc').first().text())
-    const sky = normText($(scope).find('#wob_dc').first().text())
-    return compact({ type: 'weather', title: place || undefined, answer: `${normText(temp.text())}°`, snippet: sky || undefined })
+  const calc = selectOne($, scope, '#cwos')
+  if (calc) {
+    const expr = normText(textOfFirst('.vUGUtc, #cwles'))
+    return compact({ type: 'calculator', title: expr || undefined, answer: normText($(calc).text()) })
   }
-  const fact = $(scope).find('[data-tts="answers"], .Z0LcW').first()
-  if (fact.length && !fact.closest('#rhs').length) {
-    const answer = normText(fact.text())
-    const link = fact
-      .closest('[data-hveid]')
-      .find('a[href]')
-      .toArray()
-      .map((a) => unwrapGoogleUrl(a.attribs.href))
-      .find(Boolean)
+  const temp = selectOne($, scope, '#wob_tm')
+  if (temp) {
+    const place = normText(textOfFirst('#wob_loc'))
+    const sky = normText(textOfFirst('#wob_dc'))
+    return compact({ type: 'weather', title: place || undefined, answer: `${normText($(temp).text())}°`, snippet: sky || undefined })
+  }
+  const fact = selectOne($, scope, '[data-tts="answers"], .Z0LcW')
+  if (fact && !closestMatch(fact, '#rhs')) {
+    const answer = normText($(fact).text())
+    const card = closestMatch(fact, '[data-hveid]')
+    const link = (card ? selectAll($, card, 'a[href]') : []).map((a) => unwrapGoogleUrl(a.attribs.href)).find(Boolean)
     if (answer) return compact({ type: 'answer', answer, link: link ?? undefined, domain: link ? domainOf(link) : undefined })
   }
   return undefined

@@ -5,6 +5,8 @@
  */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
+import { closest, domIndex, hasClass } from '../parse/dom-index.ts'
+import { selectAll } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { findLabels } from './google-blocks.util.ts'
 import { ancestors, isElement, isInside, looksLikeBreadcrumb, looksLikeDate, resultUrl, textOf } from './google-dom.util.ts'
@@ -47,9 +49,6 @@ const FEATURE_LABEL =
 const NON_RESULT_SECTION =
   /^(people also ask|related searches|people also search for|more to ask|more questions|other searches|searches related to|related to this search|recherches associées|autres questions posées|búsquedas relacionadas|otras preguntas|ähnliche fragen|похожие запросы)/i
 
-// Ads (text ads, the product-ad carousel) and the right-hand panel are parsed on their own.
-const EXCLUDED_ZONE = '#tads, #tadsb, #bottomads, #tvcap, #atvcap, [data-text-ad], [data-pla], .pla-unit, #rhs'
-
 const HEADER_NOISE = /you will see more english now\.?|about this result|feedback/gi
 
 /** Collects candidates inside `root` and the feature regions that cover some of them. */
@@ -76,8 +75,8 @@ export function mapRegions($: CheerioAPI, root: Element, order: Map<Element, num
   const features = new Map<Element, string>()
   // Section headings: ARIA level-2 headings on the JavaScript layouts; the basic layout prints
   // feature titles as plain text, so known feature names count there too.
-  const headings = new Set<Element>($(root).find('h2, [role="heading"][aria-level="2"]').toArray() as Element[])
-  for (const label of findLabels($, root, FEATURE_LABEL)) if (!$(label).closest('a').length) headings.add(label)
+  const headings = new Set<Element>(selectAll($, root, 'h2, [role="heading"][aria-level="2"]'))
+  for (const label of findLabels($, root, FEATURE_LABEL)) if (!closest(label, isA)) headings.add(label)
   for (const h of headings) {
     const label = textOf(h)
     if (!label || ORGANIC_LABEL.test(label) || NON_RESULT_SECTION.test(label)) continue
@@ -106,18 +105,33 @@ export function mapRegions($: CheerioAPI, root: Element, order: Map<Element, num
 /** Result links titled by a heading: an <h3> or level-3 ARIA heading inside the link, or a link inside one. */
 function headingTitles($: CheerioAPI, root: Element): Map<Element, Element> {
   const byAnchor = new Map<Element, Element>()
-  $(root)
-    .find('a h3, a [role="heading"][aria-level="3"], h3 a[href], [role="heading"][aria-level="3"] a[href]')
-    .each((_, el) => {
-      const isLinkInHeading = el.name === 'a'
-      const anchor = isLinkInHeading ? el : ($(el).closest('a')[0] as Element | undefined)
-      const heading = isLinkInHeading ? ($(el).closest('h3, [role="heading"]')[0] as Element | undefined) : el
-      if (!anchor || !heading || byAnchor.has(anchor)) return
-      if ($(anchor).closest(EXCLUDED_ZONE).length) return
-      byAnchor.set(anchor, heading)
-    })
+  // `a h3, a [role="heading"][aria-level="3"], h3 a[href], [role="heading"][aria-level="3"] a[href]`,
+  // the outer element inside `root`, without a selector engine: this runs over every element.
+  const inRoot = (el: Element, test: (x: Element) => boolean) => {
+    for (let cur = el.parent; cur && cur !== root && isElement(cur); cur = cur.parent) if (test(cur)) return true
+    return false
+  }
+  const found = domIndex($.root()[0] as AnyNode).findAll(root, (el) =>
+    isTitleHeading(el) ? inRoot(el, isA) : isA(el) && el.attribs.href !== undefined && inRoot(el, isTitleHeading),
+  )
+  for (const el of found) {
+    const isLinkInHeading = el.name === 'a'
+    const anchor = isLinkInHeading ? el : closest(el, isA)
+    const heading = isLinkInHeading ? closest(el, (x) => x.name === 'h3' || x.attribs.role === 'heading') : el
+    if (!anchor || !heading || byAnchor.has(anchor)) continue
+    if (closest(anchor, isExcludedZone)) continue
+    byAnchor.set(anchor, heading)
+  }
   return byAnchor
 }
+
+const isA = (el: Element) => el.name === 'a'
+const isTitleHeading = (el: Element) => el.name === 'h3' || (el.attribs.role === 'heading' && el.attribs['aria-level'] === '3')
+// Ads (text ads, the product-ad carousel) and the right-hand panel are parsed on their own:
+// `#tads, #tadsb, #bottomads, #tvcap, #atvcap, [data-text-ad], [data-pla], .pla-unit, #rhs`.
+const EXCLUDED_IDS = new Set(['tads', 'tadsb', 'bottomads', 'tvcap', 'atvcap', 'rhs'])
+const isExcludedZone = (el: Element) =>
+  EXCLUDED_IDS.has(el.attribs.id as string) || el.attribs['data-text-ad'] !== undefined || el.attribs['data-pla'] !== undefined || hasClass(el, 'pla-unit')
 
 /**
  * Outbound links titled by a line of their own text. Only the first link to each target counts:
@@ -126,16 +140,14 @@ function headingTitles($: CheerioAPI, root: Element): Map<Element, Element> {
 function linkTitles($: CheerioAPI, root: Element): Map<Element, Element> {
   const byAnchor = new Map<Element, Element>()
   const targets = new Set<string>()
-  $(root)
-    .find('a[href]')
-    .each((_, a) => {
-      const url = resultUrl(a.attribs.href)
-      if (!url || targets.has(url) || $(a).closest(EXCLUDED_ZONE).length) return
-      const title = titleLine(a)
-      if (!title) return
-      targets.add(url)
-      byAnchor.set(a, title)
-    })
+  for (const a of selectAll($, root, 'a[href]')) {
+    const url = resultUrl(a.attribs.href)
+    if (!url || targets.has(url) || closest(a, isExcludedZone)) continue
+    const title = titleLine(a)
+    if (!title) continue
+    targets.add(url)
+    byAnchor.set(a, title)
+  }
   return byAnchor
 }
 

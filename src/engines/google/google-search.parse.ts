@@ -6,9 +6,11 @@
  */
 
 import type { CheerioAPI } from 'cheerio'
-import * as cheerio from 'cheerio'
-import type { Element } from 'domhandler'
+import type { AnyNode, Element } from 'domhandler'
 import type { ParsedSearchPage, ParseQuality } from '../engine.types.ts'
+import { domIndex } from '../parse/dom-index.ts'
+import { loadPage } from '../parse/html.ts'
+import { selectAll } from '../parse/select.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
 import { documentOrder } from './google-dom.util.ts'
 import { peopleAlsoAskOf, relatedSearchesOf, totalResultsOf } from './google-features.parse.ts'
@@ -26,14 +28,13 @@ export interface ParseOptions {
 /** Parses one Google web result page. A block or consent page yields no results and quality 'empty'. */
 export function parseGoogleSearch(html: string, opts: ParseOptions = {}): ParsedSearchPage {
   if (!html || detectGoogleBlockInHtml(html)) return { results: [], parse_quality: 'empty' }
-  // htmlparser2 (in HTML mode) builds the tree about twice as fast as parse5, and Google's
-  // markup is regular enough that both give the same tree for every fixture.
-  const $ = cheerio.load(html, { xml: { xmlMode: false, decodeEntities: true } })
+  const $ = loadPage(html)
+  const index = domIndex($.root()[0] as AnyNode)
   const layout = detectLayout($)
-  const body = ($('body')[0] ?? $.root()[0]) as Element
+  const body = (index.findFirst($.root()[0] as AnyNode, (el) => el.name === 'body') ?? $.root()[0]) as Element
   // Organic results live in the centre column; side panels and ads are read separately. Should a
   // redesign move them out of it, the whole page is read instead.
-  const root = ($('#center_col')[0] ?? $('#rso')[0] ?? $('#main')[0] ?? body) as Element
+  const root = index.byId('center_col') ?? index.byId('rso') ?? index.byId('main') ?? body
   const order = documentOrder($)
 
   const organic = readOrganic($, root, body, order)
@@ -82,19 +83,22 @@ function readOrganic($: CheerioAPI, root: Element, body: Element, order: Map<Ele
 
 /** Which Google layout the page is: it picks the knowledge-panel reader and feeds the quality verdict. */
 export function detectLayout($: CheerioAPI): GoogleLayout {
-  if ($('#rso, #center_col, #search').length) {
+  const doc = $.root()[0] as AnyNode
+  const index = domIndex(doc)
+  if (index.byId('rso') || index.byId('center_col') || index.byId('search')) {
     // Desktop pages are fixed-width and carry no device-width viewport.
-    const viewport = $('meta[name="viewport"]').attr('content') ?? ''
+    const viewport = index.findFirst(doc, (el) => el.name === 'meta' && el.attribs.name === 'viewport')?.attribs.content ?? ''
     return /width=device-width/.test(viewport) ? 'mobile' : 'desktop'
   }
   // The basic layout wraps every outbound link in a /url?q= redirect.
-  if ($('a[href^="/url?q="], a[href^="/url?url="]').length) return 'basic'
+  const redirect = (el: Element) => el.name === 'a' && /^\/url\?(q|url)=/.test(el.attribs.href ?? '')
+  if (index.findFirst(doc, redirect)) return 'basic'
   return 'unknown'
 }
 
 /** Side panel and knowledge-panel fields: their "People also search for" lists entities, not queries. */
 function knowledgeScope($: CheerioAPI): Element[] {
-  return $('#rhs, [data-attrid]').toArray() as Element[]
+  return selectAll($, $.root()[0] as AnyNode, '#rhs, [data-attrid]')
 }
 
 /** `empty` only for a page without result markup: one with markup that yields nothing is `partial`. */

@@ -3,9 +3,10 @@
  * (and again on `h2 a.title`), the shown URL in `span.url` and the snippet in `p.s`. The count
  * line reads "Results 1 to 10 from 5,280,016 in 0.37s".
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage } from '../engine.types.ts'
+import { loadPage } from '../parse/html.ts'
 import { qualityOf } from '../parse/quality.ts'
 import { domainOf, httpUrl, normText } from '../parse/text.ts'
 
@@ -14,7 +15,7 @@ import { domainOf, httpUrl, normText } from '../parse/text.ts'
 const MOJEEK_MARKS = /[\u200b-\u200f\ufeff]/g
 
 export function parseMojeekSearch(html: string): ParsedSearchPage {
-  const $ = cheerio.load(html)
+  const $ = loadPage(html)
   const results: OrganicResult[] = []
   let failed = 0
   for (const li of $('ul.results-standard > li').toArray()) {

@@ -4,13 +4,14 @@
  * `.mw-search-result-data` "size - time, date", `.results-info` total) and Commons'
  * Special:MediaSearch (`a.sdms-image-result` tiles, "11,300 results").
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { OrganicResult, ParsedSearchPage } from '../engine.types.ts'
+import { loadPage } from '../parse/html.ts'
 import { domainOf, httpUrl } from '../parse/text.ts'
 import { clean } from './wikipedia.util.ts'
 
 export function parseMediaWikiSearchHtml(body: string, fallbackOrigin: string): ParsedSearchPage {
-  const $ = cheerio.load(body)
+  const $ = loadPage(body)
   const origin = originOf($('link[rel="canonical"]').attr('href')) ?? fallbackOrigin
   if ($('.sdms-search-results').length) return mediaSearch($, origin)
   const items = $('ul.mw-search-results > li.mw-search-result, ul.mw-search-results > li').toArray()

@@ -4,9 +4,10 @@
  * thumbnail, `purl` the page it is on, `t` the title. Sizes come from the tile's link
  * (`expw` / `exph`) or its "600 x 400 · jpeg" caption.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { ImageResult, VerticalPage } from '../../engine.types.ts'
+import { loadPage } from '../../parse/html.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf, httpUrl } from '../../parse/text.ts'
 import { bingText } from '../bing.util.ts'
@@ -20,7 +21,7 @@ interface TileData {
 }
 
 export function parseBingImages(html: string): VerticalPage<ImageResult> {
-  const $ = cheerio.load(html)
+  const $ = loadPage(html)
   const results: ImageResult[] = []
   let failed = 0
   for (const a of $('a.iusc').toArray()) {

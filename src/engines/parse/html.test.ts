@@ -1,0 +1,49 @@
+import { type AnyNode, isTag } from 'domhandler'
+import { parseDocument } from 'htmlparser2'
+import { describe, expect, it } from 'vitest'
+import { listFixtures, readFixture } from '../../../test/support/fixtures.ts'
+import { dropRawText, loadPage } from './html.ts'
+
+/** The tree as text (type, name, attributes, data), with script and style content left out. */
+function shape(node: AnyNode, out: string[] = []): string[] {
+  if (isTag(node)) out.push(`<${node.name} ${JSON.stringify(node.attribs)}`)
+  else if ('data' in node) out.push(`${node.type}:${node.data}`)
+  if (isTag(node) && (node.name === 'script' || node.name === 'style')) return out
+  for (const child of (node as { children?: AnyNode[] }).children ?? []) shape(child, out)
+  out.push('>')
+  return out
+}
+
+const sameTree = (html: string) => expect(shape(parseDocument(dropRawText(html)))).toEqual(shape(parseDocument(html)))
+
+describe('dropRawText', () => {
+  it('empties script and style elements and keeps their tags', () => {
+    expect(dropRawText('<p>a</p><script type="x">if (a<b) {}</script><style>p{}</style><p>b</p>')).toBe(
+      '<p>a</p><script type="x"></script><style></style><p>b</p>',
+    )
+  })
+
+  it.each([
+    ['a comment holding a script tag', '<!--<script>--><p>y</p><script >z</script >w'],
+    ['a quoted attribute holding a tag', '<a title="<script>">q</a><SCRIPT type=x>1</scripts></SCRIPT\n>2'],
+    ['a self-closing script (not raw text)', '<script/>hello<b>bold</b></script>'],
+    ['a tag inside <title>', '<title><script></title><p>t</p>'],
+    ['an unterminated style', '<style>p{}</style'],
+    ['short comments', '<!-->x<script>1</script><!--->y<script>2</script>'],
+    ['CDATA', '<![CDATA[<script>]]><p>c</p>'],
+    ['a `>` inside a quoted value', '<x a=b/><script a="/>">s</script>'],
+    ['stray angle brackets', '<<script>>1<</script>2 a < b <textarea><script></textarea>'],
+  ])('builds the same tree: %s', (_name, html) => sameTree(html))
+
+  it('builds the same tree as the whole page for every saved engine page', () => {
+    const names = listFixtures('serp', true).filter((name) => /\.html?$/.test(name))
+    expect(names.length).toBeGreaterThan(60)
+    for (const name of names) sameTree(readFixture(`serp/${name}`).toString('utf8'))
+  })
+
+  it('loadPage reads text and attributes as cheerio over htmlparser2 does', () => {
+    const $ = loadPage('<div id="a" data-x="1">One &amp; two<script>var x = "<b>"</script></div>')
+    expect($('#a').text()).toBe('One & two')
+    expect($('#a').attr('data-x')).toBe('1')
+  })
+})
