@@ -32,6 +32,11 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import './http/fastify-types.ts'
 import { safeEqual } from './features/accounts/secrets.ts'
 import { loggerOptions } from './http/logging.ts'
+import { queueStats } from './jobs/runner.ts'
+import { jobKinds } from './jobs/workers.ts'
+import { withLogFields } from './metrics/log-context.ts'
+import { metricsRoutes } from './metrics/metrics.routes.ts'
+import { metrics } from './metrics/metrics.ts'
 import { appDeps, type Services } from './services.ts'
 
 /** Headers browsers may read on cross-origin responses (SPEC Conventions 9). */
@@ -46,6 +51,8 @@ const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36
 export interface BuildOptions {
   /** Where log lines go (default stdout); tests read the log through it. */
   logStream?: DestinationStream
+  /** false leaves out the per-request metrics and log-scope hooks: bench/metrics.bench.ts's baseline. */
+  instrument?: boolean
 }
 
 /** Builds the HTTP app with every feature's routes; never listens (main.ts and tests do). */
@@ -61,8 +68,11 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     routerOptions: { ignoreTrailingSlash: true },
     // Fastify's own 503 has its own body; requests that arrive while closing get ours (below).
     return503OnClosing: false,
-    // Bounded: the longest legitimate call is an extract with its 90 s timeout.
-    requestTimeout: 120_000,
+    // Slow clients: Node's limits on RECEIVING a request (not on answering it: an extract may work
+    // for 90 s), checked every second instead of Node's default 30 s; a client too slow gets 408.
+    requestTimeout: config.requestTimeoutMs,
+    // requireHostHeader off: Node's own 400 for a missing Host has an empty body; ours (onRequest) has the envelope.
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
   })
 
   // Routes validate with parseInput() (strict zod, parameter-naming messages, GET/POST parity);
@@ -91,7 +101,17 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     req.startedAt = performance.now()
     reply.header('x-request-id', req.id)
     if (closing) throw new ApiError('unavailable', 'the server is restarting; retry in a few seconds', { retryAfterSeconds: 5 })
+    if (!req.headers.host && req.raw.httpVersion === '1.1') throw new ApiError('invalid_request', 'HTTP/1.1 requests must send a Host header')
   })
+  // Lines logged while serving a request name it, whichever logger writes them (services log with
+  // the app's logger): entered once the body is read, since body stream callbacks would drop it.
+  if (opts.instrument !== false) {
+    app.addHook('preValidation', (req, _reply, done) => withLogFields({ reqId: req.id }, done, req.log))
+    app.addHook('onResponse', (req, reply, done) => {
+      metrics.request(req.method, req.routeOptions.url, reply.statusCode, req.startedAt ? (performance.now() - req.startedAt) / 1000 : 0)
+      done()
+    })
+  }
   app.addHook('preHandler', async (req) => {
     const mode = req.routeOptions.config?.auth
     if (mode === 'key' || mode === 'key-free') {
@@ -107,6 +127,8 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
 
   const deps = appDeps(services, app.log)
   healthRoutes(app, services)
+  const kinds = jobKinds(services, app.log)
+  metricsRoutes(app, { config, queues: () => queueStats(services.store, kinds) })
   accountRoutes(app, services)
   engineRoutes(app, services)
   adminRoutes(app, services)

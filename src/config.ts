@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
 /** A named group of proxies; `name` may be a two-letter country code, which page reading uses for `country`. */
@@ -34,12 +36,25 @@ const Env = z.object({
   TRAWL_PROXY_POOLS: z.string().default(''),
   TRAWL_UPSTREAM_TIMEOUT_MS: positiveInt(15_000),
   TRAWL_BODY_LIMIT_BYTES: positiveInt(1_048_576),
+  // Slow clients (docs/operations.md): the headers, and the whole request, must arrive within these.
+  TRAWL_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  TRAWL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   TRAWL_ENGINE_COOLDOWN_MS: positiveInt(120_000),
   TRAWL_JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   TRAWL_BRAVE_API_KEY: z.string().min(8, 'must be a Brave Search API key').optional(),
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
+  // Reader threads for page parsing and Markdown (docs/crawl.md); 0 reads on the main thread.
+  TRAWL_READER_THREADS: z.coerce.number().int().min(0).max(64).default(availableParallelism()),
+  // Rendering pages that need JavaScript (docs/rendering.md).
+  TRAWL_BROWSER: z.string().optional(),
+  TRAWL_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),
+  TRAWL_BROWSER_PAGE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  TRAWL_BROWSER_RECYCLE_PAGES: positiveInt(200),
+  TRAWL_BROWSER_MAX_RSS_MB: z.coerce.number().int().min(128).default(1024),
+  TRAWL_METRICS_PUBLIC: bool('false'),
+  TRAWL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 })
 
 export type Config = ReturnType<typeof loadConfig>
@@ -86,13 +101,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxyPools: Object.freeze(proxyPools),
     upstreamTimeoutMs: e.TRAWL_UPSTREAM_TIMEOUT_MS,
     bodyLimitBytes: e.TRAWL_BODY_LIMIT_BYTES,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeoutMs: Math.min(e.TRAWL_HEADERS_TIMEOUT_MS, e.TRAWL_REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: e.TRAWL_REQUEST_TIMEOUT_MS,
     engineCooldownMs: e.TRAWL_ENGINE_COOLDOWN_MS,
     jobLeaseMs: e.TRAWL_JOB_LEASE_MS,
     braveApiKey: e.TRAWL_BRAVE_API_KEY ?? null,
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',
+    readerThreads: e.TRAWL_READER_THREADS,
+    browser: Object.freeze({
+      executablePath: browserPath(e.TRAWL_BROWSER, env.PATH),
+      contexts: e.TRAWL_BROWSER_CONTEXTS,
+      pageTimeoutMs: e.TRAWL_BROWSER_PAGE_TIMEOUT_MS,
+      recyclePages: e.TRAWL_BROWSER_RECYCLE_PAGES,
+      maxRssMb: e.TRAWL_BROWSER_MAX_RSS_MB,
+    }),
+    /** GET /metrics without the operator token (a scrape on a private network). */
+    metricsPublic: e.TRAWL_METRICS_PUBLIC === 'true',
+    /** `trawl worker` serves GET /metrics on this port (the API serves it on its own port). */
+    metricsPort: e.TRAWL_METRICS_PORT ?? null,
   })
+}
+
+/**
+ * TRAWL_BROWSER: `off` disables rendering; a path names the Chromium to drive; unset looks for
+ * /usr/bin/chromium, then `chromium` or `chromium-browser` on PATH, and leaves rendering off when
+ * there is none (reported by /healthz).
+ */
+function browserPath(value: string | undefined, path = ''): string | null {
+  if (value === 'off') return null
+  if (value) return value
+  const candidates = ['/usr/bin/chromium', ...path.split(':').flatMap((dir) => (dir ? [`${dir}/chromium`, `${dir}/chromium-browser`] : []))]
+  return candidates.find((p) => existsSync(p)) ?? null
 }
 
 /** An empty variable means "unset", as in most shells' `VAR= cmd`. */

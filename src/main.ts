@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { loggerOptions } from './http/logging.ts'
-import { startWorkers } from './jobs/workers.ts'
+import { queueStats } from './jobs/runner.ts'
+import { jobKinds, startWorkers } from './jobs/workers.ts'
+import { startMetricsServer } from './metrics/metrics.server.ts'
 import { openServices } from './services.ts'
 
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
@@ -16,7 +18,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await services.close()
   })
   const url = await app.listen({ host: config.host, port: config.port })
-  app.log.info(`Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'})`)
+  app.log.info(
+    `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
+  )
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
@@ -42,8 +46,19 @@ export async function runWorker(config: Config) {
   const { default: pino } = await import('pino')
   const log = pino(loggerOptions(config.logLevel))
   const workers = startWorkers(services, log as never)
-  log.info('Trawl worker running')
+  log.info(`Trawl worker running (signals ${services.signals.transport})`)
+  // This process's counters (webhook attempts, job refunds, upstream attempts) on a port of its own.
+  const metricsPort = config.metricsPort
+  const metricsServer =
+    metricsPort == null
+      ? null
+      : await startMetricsServer({
+          config: { ...config, metricsPort },
+          queues: () => queueStats(services.store, jobKinds(services, log as never)),
+          log: log as never,
+        })
   const stop = async () => {
+    await metricsServer?.close()
     await workers.stop()
     await services.close()
     process.exit(0)

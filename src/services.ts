@@ -7,9 +7,14 @@ import { redisHealthShare } from './engines/health.redis.ts'
 import { createEngines, type Engines } from './engines/registry.ts'
 import { createUpstreamClient, type UpstreamClient } from './engines/upstream/upstream-client.ts'
 import type { RobotsCache } from './features/crawl/robots/robots.cache.ts'
+import { redisRobots } from './features/crawl/robots/robots.redis.ts'
 import { createRobotsCache } from './features/crawl/site.discovery.ts'
+import { createReaderPool, type ReaderPool } from './features/reading/reader.pool.ts'
 import { KeyCache } from './http/auth.ts'
 import { createLimiter, type Limiter } from './http/rate-limit.ts'
+import { createRenderer, type Renderer } from './net/browser/renderer.ts'
+import { openSignals } from './signals/open-signals.ts'
+import { proxyPenaltyShare, type Signals } from './signals/signals.ts'
 import { openStore, type Store } from './store/database.ts'
 import { serverSecret } from './store/server-secrets.ts'
 
@@ -28,17 +33,26 @@ export interface Services {
   cache: ResponseCache
   limiter: Limiter
   keys: KeyCache
+  /** Cross-process hints: key changes, queued work, crawl cancels, proxy cool-downs (src/signals). */
+  signals: Signals
   upstream: UpstreamClient
   engines: Engines
+  /** Headless Chromium for pages that need JavaScript (docs/rendering.md); launched at first use. */
+  renderer: Renderer
   /** robots.txt per origin, shared by map and crawl. */
   robots: RobotsCache
+  /** Reader threads for page reading (TRAWL_READER_THREADS); started at the first read. */
+  reader: ReaderPool
   close(): Promise<void>
 }
 
 export async function openServices(config: Config): Promise<Services> {
   const store = await openStore(config.databaseUrl)
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
-  const upstream = createUpstreamClient(config)
+  const signals = await openSignals(config, store, redis)
+  const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals) })
+  const renderer = createRenderer(config)
+  const reader = createReaderPool(config.readerThreads)
   const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
   const engines = createEngines(upstream, {
     reviewsTokenSecret,
@@ -55,13 +69,19 @@ export async function openServices(config: Config): Promise<Services> {
     redis,
     cache: withMemory(redis ? redisCache(redis) : databaseCache(store)),
     limiter: createLimiter(redis),
-    keys: new KeyCache(store, config.keyCacheMs),
+    keys: new KeyCache(store, config.keyCacheMs, signals),
+    signals,
     upstream,
     engines,
-    robots: createRobotsCache(config),
+    robots: createRobotsCache(config, redis ? redisRobots(redis) : undefined),
+    renderer,
+    reader,
     async close() {
       if (healthSync) clearInterval(healthSync)
       await upstream.close()
+      await renderer.close()
+      await reader.close()
+      await signals.close()
       redis?.disconnect()
       await store.close()
     },

@@ -204,6 +204,8 @@ interface Route {
   base?: Record<string, unknown>
   auth: Auth
   fuzzId?: boolean
+  /** Takes no parameters and refuses any (GET /metrics): fuzzed with an unknown one. */
+  noParams?: boolean
 }
 
 const SEARCH: [string, Record<string, Kind>, Record<string, unknown>][] = [
@@ -402,6 +404,8 @@ function routes(site: string): Route[] {
       },
     },
     { method: 'GET', path: '/admin/v1/accounts/:id', auth: 'admin', params: {}, fuzzId: true },
+    // Prometheus scrape (operator token by default; docs/operations.md).
+    { method: 'GET', path: '/metrics', auth: 'admin', params: {}, noParams: true },
     {
       method: 'PATCH',
       path: '/admin/v1/accounts/:id',
@@ -588,7 +592,7 @@ function casesOf(route: Route): Case[] {
       cases.push({ label: `body ${body}`, method: route.method, auth: route.auth, path: at(realId), body })
     }
   }
-  if (route.method === 'GET' && Object.keys(route.params).length > 0 && route.auth !== 'none') {
+  if (route.method === 'GET' && (Object.keys(route.params).length > 0 || route.noParams) && route.auth !== 'none') {
     cases.push({ label: 'unknown parameter', method: 'GET', auth: route.auth, path: at(realId) + queryOf({ ...baseQuery, zzz_unknown: '1' }) })
   }
   if (route.fuzzId) {

@@ -41,7 +41,15 @@ describe('POST /v1/extract', () => {
     const res = await extract(key, { urls: [page('/article/ars')] })
     expect(res.status).toBe(200)
     const body = await res.json()
-    expect(body.request).toEqual({ urls: [page('/article/ars')], format: 'markdown', highlights: 0, include_links: false, include_images: false, timeout: 50 })
+    expect(body.request).toEqual({
+      urls: [page('/article/ars')],
+      format: 'markdown',
+      highlights: 0,
+      include_links: false,
+      include_images: false,
+      timeout: 50,
+      render: 'auto',
+    })
     expect(body.failed).toEqual([])
     expect(body.results).toHaveLength(1)
     const r = body.results[0]
@@ -318,7 +326,7 @@ describe('POST /v1/webpage', () => {
     expect(body.markdown).toContain(ARS_SENTENCE)
     expect(body.highlights).toHaveLength(2)
     expect(Array.isArray(body.links)).toBe(true)
-    expect(body.meta).toEqual({ request_id: res.headers.get('x-request-id'), credits_used: 1, latency_ms: expect.any(Number) })
+    expect(body.meta).toEqual({ request_id: res.headers.get('x-request-id'), credits_used: 1, latency_ms: expect.any(Number), rendered: false })
     expect(res.headers.get('x-credits-used')).toBe('1')
     expect(res.headers.get('x-cache')).toBe('MISS')
     expect(Number(res.headers.get('x-tokens-estimate'))).toBe(countTokens(body.markdown))

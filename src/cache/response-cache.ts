@@ -55,8 +55,10 @@ export function redisCache(redis: Redis): ResponseCache {
 
 /**
  * A small in-process layer over the shared cache: hot entries skip the database or Redis round trip
- * and the JSON parse. Entries are immutable once stored (callers copy before changing anything),
- * and a remembered entry is at most `ttlMs` behind what another process wrote since.
+ * and the JSON parse. Entries are immutable once stored, and deep-frozen to say so: callers copy
+ * before changing anything, and the renderer keeps the completed shape and JSON text of frozen
+ * values (output/stable-shape.ts), so a replayed body is not serialised again. A remembered entry
+ * is at most `ttlMs` behind what another process wrote since.
  */
 export function withMemory(inner: ResponseCache, opts = { maxEntries: 2000, ttlMs: 10_000 }): ResponseCache {
   const memory = new Map<string, { hit: CachedValue; until: number }>()
@@ -69,14 +71,26 @@ export function withMemory(inner: ResponseCache, opts = { maxEntries: 2000, ttlM
       const entry = memory.get(key)
       if (entry && entry.until > Date.now()) return entry.hit as CachedValue<T>
       const hit = await inner.get<T>(key)
-      if (hit) remember(key, hit)
+      if (hit) remember(key, { value: deepFreeze(hit.value), storedAt: hit.storedAt })
       else memory.delete(key)
       return hit
     },
     async set(key, value, ttlMs) {
       await inner.set(key, value, ttlMs)
-      remember(key, { value, storedAt: Date.now() })
+      // A copy: the caller still holds (and may change) the value it stored.
+      remember(key, { value: deepFreeze(structuredClone(value)), storedAt: Date.now() })
     },
     prune: () => inner.prune(),
   }
+}
+
+/** Freezes a JSON-like value and everything in it; returns it. */
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next === null || typeof next !== 'object' || Object.isFrozen(next) || ArrayBuffer.isView(next)) continue
+    Object.freeze(next)
+    for (const child of Object.values(next)) stack.push(child)
+  }
+  return value
 }

@@ -41,21 +41,27 @@ async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   try {
     return await work(store)
   } finally {
+    // A key command's signal to the running servers is sent before the store closes.
+    await (await import('../signals/signals.ts')).signalsOf(store)?.close()
     await store.close()
   }
 }
 
 /**
  * Key changes go through the dashboard's key service acting as the account owner, so rotation and
- * revocation do exactly what the owner's own clicks do (revoking pauses the key's monitors). A
- * running server drops the old secret from its key cache within TRAWL_KEY_CACHE_MS.
+ * revocation do exactly what the owner's own clicks do (revoking pauses the key's monitors). Running
+ * servers drop the old secret at once when a signal reaches them (Redis or PostgreSQL; src/signals),
+ * else within TRAWL_KEY_CACHE_MS.
  */
 async function asOwner(store: Store, accountId: string) {
   const { findOwner } = await import('../features/accounts/accounts.store.ts')
   const { KeyCache } = await import('../http/auth.ts')
+  const { openPublisher } = await import('../signals/open-signals.ts')
+  const { loadConfig } = await import('../config.ts')
   const owner = await findOwner(store.db, accountId)
+  const signals = await openPublisher(loadConfig(), store, { warn: (_obj, msg) => process.stderr.write(`trawl: ${msg}\n`) })
   return {
-    deps: { store, keys: new KeyCache(store, 0) },
+    deps: { store, keys: new KeyCache(store, 0, signals) },
     user: { id: owner.id, email: owner.email, role: 'owner' as const, accountId },
   }
 }
@@ -103,13 +109,21 @@ export const operatorCommands: Command[] = [
   {
     name: 'serve',
     summary: 'Run the API, the dashboard and the background workers (what npm start runs)',
-    details: 'Configuration comes from TRAWL_* environment variables (README "Configuration").',
-    flags: {},
+    details:
+      'Configuration comes from TRAWL_* environment variables (README "Configuration"). --processes N runs N server processes on one port (needs TRAWL_REDIS_URL or PostgreSQL; docs/deploy.md).',
+    flags: { processes: { kind: 'number', placeholder: 'N', help: 'server processes sharing the port (default 1)' } },
     globals: 'none',
     async run(parsed) {
       positionalsExactly(parsed, [])
-      const [{ loadConfig }, { serve }] = await Promise.all([import('../config.ts'), import('../main.ts')])
-      await serve(loadConfig())
+      const [{ loadConfig }, { serve }, cluster] = await Promise.all([import('../config.ts'), import('../main.ts'), import('../cluster.ts')])
+      const processes = Number(str(parsed.values, 'processes') ?? 1)
+      if (!Number.isInteger(processes) || processes < 1 || processes > cluster.MAX_PROCESSES) {
+        throw new UsageError(`--processes must be an integer from 1 to ${cluster.MAX_PROCESSES}`)
+      }
+      const config = loadConfig()
+      const problem = cluster.clusterProblem(config, processes)
+      if (problem) throw new UsageError(problem)
+      await (processes > 1 ? cluster.serveCluster(config, processes) : serve(config))
       return 'keep-running'
     },
   },
@@ -310,7 +324,8 @@ export const operatorCommands: Command[] = [
   {
     name: 'keys rotate',
     summary: 'Give a key a new secret: id, name, limit and usage stay; the old secret stops working',
-    details: 'A running server stops accepting the old secret within its key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
+    details:
+      'Running servers stop accepting the old secret at once with Redis or PostgreSQL, else within their key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
     args: '<key-id>',
     flags: {},
     globals: 'operator',
@@ -330,7 +345,7 @@ export const operatorCommands: Command[] = [
   {
     name: 'keys revoke',
     summary: 'Revoke a key for good; the monitors billed on it are paused',
-    details: 'A running server refuses the key within its key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
+    details: 'Running servers refuse the key at once with Redis or PostgreSQL, else within their key cache time (TRAWL_KEY_CACHE_MS, 30 s by default).',
     args: '<key-id>',
     flags: {},
     globals: 'operator',

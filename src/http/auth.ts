@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts'
 import { findKeyByHash, findKeyById, touchKey } from '../features/accounts/accounts.store.ts'
 import { rateLimitFor } from '../features/accounts/plans.ts'
 import { looksLikeApiKey, safeEqual, sha256 } from '../features/accounts/secrets.ts'
+import type { Signals } from '../signals/signals.ts'
 import type { Store } from '../store/database.ts'
 
 /** Who is calling: resolved from the API key on every authenticated request. */
@@ -25,15 +26,23 @@ interface Cached {
 
 /**
  * Validated keys are cached for `ttlMs` (at most a minute, SPEC Authentication 8). Rotation and
- * revocation in this process drop the entry at once; other processes see them within the TTL.
+ * revocation drop the entry at once here and, through `signals`, in every other process; the TTL
+ * bounds how long a lost signal can leave a stale entry.
  */
 export class KeyCache {
   private byHash = new Map<string, Cached>()
+  private pending = new Map<string, { generation: number; row: ReturnType<typeof findKeyByHash> }>()
+  // Bumped by every drop: a lookup that raced a drop (it read the row before the change) is not cached.
+  private generation = 0
 
   constructor(
     private store: Store,
     private ttlMs: number,
-  ) {}
+    private signals?: Signals,
+  ) {
+    signals?.on('key-changed', (s) => this.dropKey(s.keyId))
+    signals?.on('account-keys-changed', (s) => this.dropAccount(s.accountId))
+  }
 
   async resolve(secret: string): Promise<AuthContext> {
     if (!looksLikeApiKey(secret)) throw new ApiError('unauthorized', 'malformed API key: keys look like trawl_live_ followed by 32 characters')
@@ -41,7 +50,8 @@ export class KeyCache {
     const now = Date.now()
     let entry = this.byHash.get(hash)
     if (!entry || entry.expiresAt <= now) {
-      const row = await findKeyByHash(this.store.db, hash)
+      const generation = this.generation
+      const row = await this.lookUp(hash)
       // The index lookup found the row by hash; compare again in constant time so no code path
       // ever branches on a partial match of secret material.
       if (!row || !safeEqual(row.secret_hash, hash)) {
@@ -49,7 +59,7 @@ export class KeyCache {
         throw new ApiError('unauthorized', 'invalid API key')
       }
       entry = { hash, expiresAt: now + this.ttlMs, lastTouched: row.last_used_at ?? 0, auth: row.revoked_at != null ? null : authOf(row) }
-      if (this.ttlMs > 0) this.byHash.set(hash, entry)
+      if (this.ttlMs > 0 && generation === this.generation) this.byHash.set(hash, entry)
     }
     if (!entry.auth) throw new ApiError('unauthorized', 'API key was revoked')
     if (now - entry.lastTouched >= 60_000) {
@@ -59,13 +69,36 @@ export class KeyCache {
     return entry.auth
   }
 
-  /** Forget a key at once (rotate, revoke, limit change). */
+  /** Forget a key at once, in every process (rotate, revoke, limit change). */
   invalidate(keyId: string) {
+    if (this.signals) void this.signals.publish({ type: 'key-changed', keyId })
+    else this.dropKey(keyId)
+  }
+
+  /** Forget every key of an account, in every process (plan or rate change). */
+  invalidateAccount(accountId: string) {
+    if (this.signals) void this.signals.publish({ type: 'account-keys-changed', accountId })
+    else this.dropAccount(accountId)
+  }
+
+  /** One query per key however many of its calls arrive at once (a burst on a cold cache); never one that started before a drop. */
+  private lookUp(hash: string) {
+    const joined = this.pending.get(hash)
+    if (joined && joined.generation === this.generation) return joined.row
+    const row = findKeyByHash(this.store.db, hash).finally(() => {
+      if (this.pending.get(hash)?.row === row) this.pending.delete(hash)
+    })
+    this.pending.set(hash, { generation: this.generation, row })
+    return row
+  }
+
+  private dropKey(keyId: string) {
+    this.generation++
     for (const [hash, entry] of this.byHash) if (entry.auth?.keyId === keyId || !entry.auth) this.byHash.delete(hash)
   }
 
-  /** Forget every key of an account (plan or rate change). */
-  invalidateAccount(accountId: string) {
+  private dropAccount(accountId: string) {
+    this.generation++
     for (const [hash, entry] of this.byHash) if (entry.auth?.accountId === accountId) this.byHash.delete(hash)
   }
 }

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { attemptsOf } from '../engines/upstream/upstream-error.ts'
 import { ApiError } from '../errors.ts'
+import { isOutage } from '../store/outage.ts'
 
 /** Fastify's own errors (URL, body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
@@ -24,6 +25,13 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   }
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return new ApiError('invalid_request', e instanceof SyntaxError ? 'body is not valid JSON' : e.message)
+  }
+  // The database or Redis is down or restarting: the caller retries, nothing is broken.
+  if (isOutage(err)) {
+    req.log.debug({ err }, 'database or redis unavailable')
+    return new ApiError('unavailable', 'the service is briefly unavailable (database or cache not answering); retry in a few seconds', {
+      retryAfterSeconds: 5,
+    })
   }
   req.log.error({ err }, 'unexpected error')
   return new ApiError('internal', 'internal error; it has been logged, please retry with backoff')

@@ -1,4 +1,5 @@
 import type { LoggerOptions } from 'pino'
+import { logScopeMixin } from '../metrics/log-context.ts'
 
 const CENSOR = '[REDACTED]'
 
@@ -29,5 +30,7 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: [...HEADER_PATHS, ...FIELD_PATHS], censor: CENSOR },
     hooks: { streamWrite: redactSecrets },
+    // The request id on every line of a request, and job id, kind and creating request on a job's lines.
+    mixin: logScopeMixin,
   }
 }

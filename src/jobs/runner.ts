@@ -1,14 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
+import { type LogFields, withLogFields } from '../metrics/log-context.ts'
+import type { QueueStat } from '../metrics/metrics.ts'
+import { signalsOf } from '../signals/signals.ts'
 import type { Store } from '../store/database.ts'
-import { claimDue, renewLease } from './lease.ts'
+import { queueCounts } from './jobs.store.ts'
+import { claimDueWith, renewLease } from './lease.ts'
 
 /**
  * One leased-job runner for every kind of background work (crawls, batch jobs, monitor runs,
  * webhook deliveries). A kind is a table with the lease columns of `lease.ts` and a handler; the
  * runner claims due rows with a lease, renews it while the handler works, wakes at once when work
- * is queued in the same process (`wakeJobs`), polls for work queued elsewhere, and on a graceful
+ * is queued (`wakeJobs`: here, and in other processes through src/signals), polls for work whose
+ * wake-up was lost or that became due, and on a graceful
  * stop lets the handlers finish or hands their rows back. A process killed mid-job leaves a lease
  * that expires; the next claim takes the row over. Handlers end a job themselves (final status
  * and side effects in one transaction, fenced on `lease_owner`), so a stale worker can never
@@ -37,6 +42,8 @@ export interface JobKind {
    * and returned without ending it: by default it goes back to the queue, due at once.
    */
   requeueOnStop?: boolean
+  /** The column holding the id of the request that created the job: its log lines carry it as `reqId`. */
+  requestIdColumn?: string
 }
 
 export interface JobRunner {
@@ -48,8 +55,17 @@ export interface JobRunner {
 
 const wakers = new WeakMap<Store, Map<string, Set<() => void>>>()
 
-/** Wakes this process's runners of `kind` (work was just queued); other processes find it at their next poll. */
+/**
+ * Wakes the runners of `kind` (work was just queued): this process's at once, and every other
+ * process's through the store's signals (src/signals); without those, they find it at their next poll.
+ */
 export function wakeJobs(store: Store, kind: string) {
+  const signals = signalsOf(store)
+  if (signals) void signals.publish({ type: 'job-queued', kind })
+  else wakeLocal(store, kind)
+}
+
+function wakeLocal(store: Store, kind: string) {
   for (const wake of wakers.get(store)?.get(kind) ?? []) wake()
 }
 
@@ -116,9 +132,13 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
     do {
       again = false
       while (!stopped && running.size < kind.concurrency) {
-        const ids = await claimDue(store, kind.table, { workerId, leaseMs: kind.leaseMs, limit: kind.concurrency - running.size })
-        if (ids.length === 0) break
-        for (const id of ids) void execute(id)
+        const claims = await claimDueWith(store, kind.table, { workerId, leaseMs: kind.leaseMs, limit: kind.concurrency - running.size }, kind.requestIdColumn)
+        if (claims.length === 0) break
+        for (const { id, value } of claims) {
+          // Every line the job writes (whichever logger) names it and the request that created it.
+          const fields: LogFields = value ? { reqId: value, job_id: id, job_kind: kind.name } : { job_id: id, job_kind: kind.name }
+          withLogFields(fields, () => void execute(id))
+        }
       }
     } while (again && !stopped)
   }
@@ -130,7 +150,8 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
       again = true
       return
     }
-    claiming = claimLoop()
+    // Its own log scope: not that of whichever request happened to queue work and wake it.
+    claiming = withLogFields({ job_kind: kind.name }, claimLoop)
       .catch((err) => log.error({ err, kind: kind.name }, 'could not claim jobs; will retry'))
       .finally(() => {
         claiming = null
@@ -138,6 +159,9 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
   }
 
   const unsubscribe = onWake(store, kind.name, wake)
+  const unlisten = signalsOf(store)?.on('job-queued', (s) => {
+    if (s.kind === kind.name) wake()
+  })
   // Not unref'd: in `trawl worker` the polls are what keep the process running.
   const poll = setInterval(wake, kind.pollMs ?? defaultPollMs)
   wake()
@@ -148,8 +172,20 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
       stopped = true
       clearInterval(poll)
       unsubscribe()
+      unlisten?.()
       await claiming
       await Promise.allSettled([...running.values()].map((r) => r.done))
     },
   }
+}
+
+/** Each kind's queue now (GET /metrics): due rows waiting, rows held by workers, the oldest wait. */
+export async function queueStats(store: Store, kinds: Pick<JobKind, 'name' | 'table'>[]): Promise<QueueStat[]> {
+  const now = Date.now()
+  return Promise.all(
+    kinds.map(async (k) => {
+      const c = await queueCounts(store, k.table, now)
+      return { kind: k.name, queued: c.queued, running: c.running, oldestQueuedAgeMs: c.oldestDueAt == null ? 0 : Math.max(0, now - c.oldestDueAt) }
+    }),
+  )
 }

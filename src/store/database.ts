@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
 import pg from 'pg'
+import { type GroupCommit, groupCommit } from './group-commit.ts'
 import { migrateToLatest } from './migrations.ts'
 import type { Tables } from './schema.ts'
 
@@ -15,6 +17,10 @@ export interface Store {
   db: Db
   dialect: Dialect
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
+  /** SQLite only: synchronous work on the raw connection, many callers per commit (group-commit.ts). */
+  groupCommit?: GroupCommit
+  /** PostgreSQL only: connections of their own for job lease renewals (jobs/lease.ts). */
+  leases?: Db
   ping(): Promise<void>
   close(): Promise<void>
 }
@@ -38,14 +44,53 @@ function openSqlite(path: string): Store {
   // Several processes (serve + `trawl worker`) may share the file: wait for the lock, don't fail.
   database.pragma('busy_timeout = 5000')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
+  const checkpointer = path === ':memory:' ? null : startCheckpointer(database, path)
   return {
     db,
     dialect: 'sqlite',
     transaction: (fn) => db.transaction().execute(fn),
+    groupCommit: groupCommit(database, (fn) => db.connection().execute(fn)),
     ping: async () => {
       database.prepare('select 1').get()
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop()
+      await db.destroy() // the last connection to close checkpoints the rest
+    },
+  }
+}
+
+/**
+ * SQLite's automatic checkpoint runs inside the COMMIT that crosses 1000 WAL pages, on the thread
+ * that committed: 20-40 ms with the event loop stopped, the whole p99 of a busy server. A thread
+ * with a connection of its own checkpoints instead (wal-checkpoint.worker.cjs); if it cannot start
+ * or dies, the connection goes back to checkpointing itself.
+ */
+function startCheckpointer(database: SqliteDatabase.Database, path: string) {
+  let worker: Worker
+  try {
+    worker = new Worker(new URL('./wal-checkpoint.worker.cjs', import.meta.url), { workerData: { path, intervalMs: 200 } })
+  } catch {
+    return null
+  }
+  worker.unref() // a short CLI command is not kept alive by it
+  database.pragma('wal_autocheckpoint = 0')
+  let running = true
+  const fallBack = () => {
+    if (running && database.open) database.pragma('wal_autocheckpoint = 1000')
+    running = false
+  }
+  worker.on('error', fallBack)
+  worker.on('exit', fallBack)
+  return {
+    async stop() {
+      if (!running) return
+      running = false
+      const exited = new Promise((resolve) => worker.once('exit', resolve))
+      worker.ref() // the process waits for it now: an unref'd worker would let it exit mid-close
+      worker.postMessage('stop')
+      await exited
+    },
   }
 }
 
@@ -71,16 +116,34 @@ function withStatementCache(database: SqliteDatabase.Database) {
 }
 
 function openPostgres(url: string): Store {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 })
+  // connectionTimeoutMillis also bounds the wait for a free client under a burst: long enough to
+  // queue through one (calls on one account take its row lock in turn), short enough never to hang.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 30_000 })
   pool.on('error', () => {}) // an idle client's broken connection is replaced by the pool; /healthz reports outages
+  // A client checked out of the pool (a transaction between statements) has no error listener of
+  // the pool's: without this one, PostgreSQL restarting ("terminating connection due to
+  // administrator command") would crash the process. Its next query fails instead (503), and the
+  // pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
+  // A worker whose pool is busy (transactions queued on one account's row lock) must still renew
+  // its leases, or other workers take its jobs over and run them twice. Opened on first use only;
+  // a renewal never waits long on a row lock (jobs/lease.ts), so a few connections serve them all.
+  const leasePool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 30_000, options: '-c lock_timeout=1000' })
+  leasePool.on('error', () => {})
+  leasePool.on('connect', (client) => client.on('error', () => {}))
+  const leases = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: leasePool }) })
   return {
     db,
     dialect: 'postgres',
     transaction: (fn) => db.transaction().execute(fn),
+    leases,
     ping: async () => {
       await pool.query('select 1')
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await leases.destroy()
+      await db.destroy()
+    },
   }
 }

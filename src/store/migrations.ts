@@ -267,6 +267,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('batch_jobs_account_time').on('batch_jobs').columns(['account_id', 'created_at']).execute()
       },
     },
+    // A delivery's log lines name the request whose work queued it, as crawls and batch jobs do.
+    '0007_webhook_request_id': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('webhook_deliveries').addColumn('request_id', 'text').execute()
+      },
+    },
   }
 }
 

@@ -135,6 +135,8 @@ export interface WebhookDeliveryRow {
   last_status_code: number | null
   created_at: number
   delivered_at: number | null
+  /** The request whose work queued it (the crawl's or batch's creating call; null for monitors): for log lines. */
+  request_id: string | null
 }
 
 /** An asynchronous crawl: a leased work row (jobs/lease.ts) with its request, progress and result. */

@@ -758,6 +758,8 @@ export interface components {
         latency_ms: number;
         succeeded: number;
         failed: number;
+        /** @description results drawn by the headless browser */
+        rendered: number;
       };
     };
     WebpageResponse: {
@@ -769,6 +771,8 @@ export interface components {
       metadata: components["schemas"]["PageMetadata"];
       cached: boolean;
       cached_at?: string;
+      /** @description drawn by the headless browser (render) rather than read from the static HTML */
+      rendered: boolean;
       markdown?: string;
       text?: string;
       html?: string;
@@ -779,6 +783,8 @@ export interface components {
         request_id: string;
         credits_used: number;
         latency_ms: number;
+        /** @description the page was drawn by the headless browser (render) */
+        rendered: boolean;
         /**
          * @description no readable content was found; not billed
          * @constant
@@ -795,6 +801,8 @@ export interface components {
       metadata: components["schemas"]["PageMetadata"];
       cached: boolean;
       cached_at?: string;
+      /** @description drawn by the headless browser (render) rather than read from the static HTML */
+      rendered: boolean;
       markdown?: string;
       text?: string;
       html?: string;
@@ -872,7 +880,7 @@ export interface components {
       };
       result: {
         url: string;
-        /** @description url, depth, title, markdown or text, published_at, metadata, links */
+        /** @description url, depth, title, markdown or text, published_at, metadata, rendered (drawn by the headless browser), links */
         pages: {
             [key: string]: unknown;
           }[];
@@ -4773,6 +4781,12 @@ export interface operations {
           country?: string;
           /** @default 50 */
           timeout?: number;
+          /**
+           * @description draw the page in a headless browser: auto (default: only when the static page looks like a JavaScript shell), always, never; same price
+           * @default auto
+           * @enum {string}
+           */
+          render?: "auto" | "always" | "never";
         };
       };
     };
@@ -4854,6 +4868,12 @@ export interface operations {
           country?: string;
           /** @default 50 */
           timeout?: number;
+          /**
+           * @description draw the page in a headless browser: auto (default: only when the static page looks like a JavaScript shell), always, never; same price
+           * @default auto
+           * @enum {string}
+           */
+          render?: "auto" | "always" | "never";
         };
       };
     };
@@ -5035,6 +5055,12 @@ export interface operations {
           max_tokens?: number;
           /** @description accept cached pages up to this many seconds old, 0.5 credit each */
           max_age?: number;
+          /**
+           * @description draw the page in a headless browser: auto (default: only when the static page looks like a JavaScript shell), always, never; same price
+           * @default auto
+           * @enum {string}
+           */
+          render?: "auto" | "always" | "never";
           /**
            * Format: uri
            * @description receives the signed crawl.completed event; default: the account webhook

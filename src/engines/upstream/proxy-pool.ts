@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { ProxyPool } from '../../config.ts'
 import type { AttemptOutcome, ProxyHealth } from './upstream.types.ts'
 
@@ -21,7 +22,31 @@ interface Penalty {
   until: number
 }
 
+/**
+ * One proxy's cool-down as a process computed it, for the others of the deployment. `proxy` is
+ * `proxyId(url)`, never the URL (which may hold credentials); `engine` null is the proxy's own
+ * penalty (timeouts, connection errors), else one engine's block; `until` 0 means healthy again.
+ */
+export interface PenaltyChange {
+  proxy: string
+  engine: string | null
+  failures: number
+  until: number
+}
+
+/** How cool-downs travel between processes (src/signals in production). */
+export interface PenaltyShare {
+  publish(change: PenaltyChange): void
+  subscribe(apply: (change: PenaltyChange) => void): void
+}
+
+/** A stable id for a proxy URL that reveals nothing of it. */
+export function proxyId(url: string): string {
+  return createHash('sha256').update(url).digest('hex').slice(0, 24)
+}
+
 interface ProxyState extends ProxyRoute {
+  id: string
   /** Timeouts and connection errors: the proxy itself is unwell, for every engine. */
   own: Penalty
   /** Blocks are per engine: an address Google refuses may still be fine for Bing. */
@@ -30,17 +55,22 @@ interface ProxyState extends ProxyRoute {
 }
 
 /**
- * Health and rotation of the configured proxy pools. State lives in this process only:
- * a restart forgets cool-downs, which at worst costs one failed attempt per bad proxy.
+ * Health and rotation of the configured proxy pools. With a `share`, every cool-down this process
+ * starts or ends is published and the other processes' are applied here, so a proxy that failed
+ * for one process is rested by all. A restart forgets cool-downs, which at worst costs one failed
+ * attempt per bad proxy.
  */
 export class ProxyPools {
   readonly #pools: { name: string; proxies: ProxyState[]; cursor: number }[]
   readonly #cooldown: CooldownOptions
   readonly #now: () => number
 
-  constructor(pools: readonly ProxyPool[], cooldown: CooldownOptions = DEFAULT_COOLDOWN, now = Date.now) {
+  readonly #share: PenaltyShare | undefined
+
+  constructor(pools: readonly ProxyPool[], cooldown: CooldownOptions = DEFAULT_COOLDOWN, now = Date.now, share?: PenaltyShare) {
     this.#cooldown = cooldown
     this.#now = now
+    this.#share = share
     this.#pools = pools
       .filter((p) => p.urls.length > 0)
       .map((p) => ({
@@ -49,12 +79,14 @@ export class ProxyPools {
         proxies: p.urls.map((url) => ({
           pool: p.name,
           url,
+          id: proxyId(url),
           label: proxyLabel(url),
           own: { failures: 0, until: 0 },
           blocks: new Map(),
           lastOutcome: null,
         })),
       }))
+    if (this.enabled) share?.subscribe((change) => this.#apply(change))
   }
 
   get enabled(): boolean {
@@ -105,16 +137,36 @@ export class ProxyPools {
     if (!proxy) return
     proxy.lastOutcome = outcome
     if (outcome === 'ok') {
+      // Only a cool-down that ends is news to the other processes, not every success.
+      const ownCleared = proxy.own.failures > 0
+      const blockCleared = proxy.blocks.has(engine)
       proxy.own = { failures: 0, until: 0 }
       proxy.blocks.delete(engine)
+      if (ownCleared) this.#share?.publish({ proxy: proxy.id, engine: null, failures: 0, until: 0 })
+      if (blockCleared) this.#share?.publish({ proxy: proxy.id, engine, failures: 0, until: 0 })
       return
     }
     if (!penalise) return
     if (outcome === 'blocked') {
-      proxy.blocks.set(engine, this.#escalate(proxy.blocks.get(engine)))
+      const penalty = this.#escalate(proxy.blocks.get(engine))
+      proxy.blocks.set(engine, penalty)
+      this.#share?.publish({ proxy: proxy.id, engine, ...penalty })
     } else {
       proxy.own = this.#escalate(proxy.own)
+      this.#share?.publish({ proxy: proxy.id, engine: null, ...proxy.own })
     }
+  }
+
+  /** Another process's view of a proxy: a longer cool-down is taken over, a recovery clears ours. */
+  #apply(change: PenaltyChange) {
+    const proxy = this.#pools.flatMap((p) => p.proxies).find((p) => p.id === change.proxy)
+    if (!proxy) return
+    const current = change.engine === null ? proxy.own : proxy.blocks.get(change.engine)
+    if (change.until !== 0 && current && current.until >= change.until) return
+    const next = change.until === 0 ? { failures: 0, until: 0 } : { failures: change.failures, until: change.until }
+    if (change.engine === null) proxy.own = next
+    else if (change.until === 0) proxy.blocks.delete(change.engine)
+    else proxy.blocks.set(change.engine, next)
   }
 
   health(): ProxyHealth[] {

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher, ProxyAgent, request } from 'undici'
 import type { Config } from '../../config.ts'
-import { type CooldownOptions, DEFAULT_COOLDOWN, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
+import { metrics } from '../../metrics/metrics.ts'
+import { type CooldownOptions, DEFAULT_COOLDOWN, type PenaltyShare, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
 import { ACCEPT_ENCODING, BodyTooLargeError, readTextBody, UnsupportedEncodingError } from './response-body.ts'
 import type { AttemptOutcome, FetchedPage, FetchPageRequest, ProxyHealth, RouteAttempt } from './upstream.types.ts'
 import { type UpstreamErrorCode, upstreamErrorFor } from './upstream-error.ts'
@@ -14,6 +15,8 @@ export interface UpstreamClientOptions {
   /** Proxies of one pool tried per fetchPage before failing over to the next pool (default 2). */
   attemptsPerPool?: number
   cooldown?: CooldownOptions
+  /** Shares proxy cool-downs with the deployment's other processes (services.ts: over src/signals). */
+  share?: PenaltyShare
   /** Cap on the body, compressed and decompressed (default 8 MiB). */
   maxBodyBytes?: number
   /** Same-site redirects followed per attempt (default 5). */
@@ -52,7 +55,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   const attemptsPerPool = options.attemptsPerPool ?? 2
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024
   const maxRedirects = options.maxRedirects ?? 5
-  const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN)
+  const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN, Date.now, options.share)
   const direct = new Agent({ connect: { timeout: 10_000 } })
   const proxyAgents = new Map<string, ProxyAgent>()
 
@@ -186,6 +189,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
 
       const result = await attempt(req, url, route, budgetMs)
       attempts.push(result.attempt)
+      metrics.upstreamAttempt(result.attempt)
       if (route) pools.report(route, req.engine, result.verdict.outcome, result.verdict.retry)
       if (result.verdict.outcome === 'ok' && result.page) {
         return { status: result.page.status, url: result.page.url, body: result.page.body, attempts }

@@ -21,7 +21,9 @@ export const CrawlTask = z.object({
   result: z
     .object({
       url: z.string(),
-      pages: z.array(z.record(z.string(), z.unknown())).describe('url, depth, title, markdown or text, published_at, metadata, links'),
+      pages: z
+        .array(z.record(z.string(), z.unknown()))
+        .describe('url, depth, title, markdown or text, published_at, metadata, rendered (drawn by the headless browser), links'),
       failed: z.array(z.object({ url: z.string(), error: z.object({ code: z.string(), message: z.string() }) })),
       stats: z
         .record(z.string(), z.unknown())

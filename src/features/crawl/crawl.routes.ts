@@ -2,14 +2,16 @@ import type { FastifyInstance } from 'fastify'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
+import type { Renderer } from '../../net/browser/renderer.ts'
 import type { Store } from '../../store/database.ts'
 import { toMc } from '../credits/money.ts'
+import { assertRenderable } from '../reading/render.read.ts'
 import { CrawlTask } from './crawl.response.ts'
 import { CrawlIdParams, CrawlParams } from './crawl.schema.ts'
 import { cancelCrawl, getCrawl, startCrawl } from './crawl.service.ts'
 
 /** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
-export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number }) {
+export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number; renderer?: Renderer }) {
   const schema = { tags: ['crawl'], params: CrawlIdParams, response: { 200: CrawlTask, ...errorResponses } }
   const idOf = (params: unknown) => parseWith(CrawlIdParams, params).id
 
@@ -33,7 +35,9 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
       },
     },
     async (req, reply) => {
-      const { task, balanceMc } = await startCrawl(deps.store, req.auth, parseInput(CrawlParams, req), req.id)
+      const params = parseInput(CrawlParams, req)
+      assertRenderable(deps.renderer, params.render)
+      const { task, balanceMc } = await startCrawl(deps.store, req.auth, params, req.id)
       // The reservation is what this call debited; the crawl refunds the unread part when it ends.
       setBillingHeaders(req, reply, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false, tokens: 0 }, deps.usdPerCredit)
       return reply.code(202).send(task)

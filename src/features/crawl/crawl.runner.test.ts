@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { type CrawlEnv, type CrawlPlan, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
+import { CRAWL_CONCURRENCY, CRAWL_READ_BACKLOG, type CrawlEnv, type CrawlPlan, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
 
 /** A site of `n` pages /p0 … /p{n-1}, each linking to the next few: the runner only sees URLs. */
 function plan(overrides: Partial<CrawlPlan> = {}): CrawlPlan {
@@ -52,12 +52,42 @@ describe('runCrawl', () => {
           peak = Math.max(peak, inFlight)
           await new Promise((r) => setTimeout(r, 5))
           inFlight--
-          return base.read(url)
+          return base.read(url, () => {})
         },
       }),
     )
     expect(outcome.stats.pages).toBe(60)
     expect(peak).toBe(5)
+  })
+
+  test('frees a fetch slot when the body is in: at most 5 fetches, reading overlaps, backlog bounded', async () => {
+    let fetching = 0
+    let fetchPeak = 0
+    let inFlight = 0
+    let inFlightPeak = 0
+    const base = env({ pages: 80, fanout: 10 })
+    const outcome = await runCrawl(
+      plan(),
+      env({
+        read: async (url, fetched) => {
+          inFlight++
+          fetching++
+          inFlightPeak = Math.max(inFlightPeak, inFlight)
+          fetchPeak = Math.max(fetchPeak, fetching)
+          await new Promise((r) => setTimeout(r, 2))
+          fetching--
+          fetched()
+          // Reading takes longer than fetching: other fetches start meanwhile.
+          await new Promise((r) => setTimeout(r, 10))
+          inFlight--
+          return base.read(url, () => {})
+        },
+      }),
+    )
+    expect(outcome.stats).toMatchObject({ pages: 80, stopped: 'done' })
+    expect(fetchPeak).toBe(CRAWL_CONCURRENCY)
+    expect(inFlightPeak).toBeGreaterThan(CRAWL_CONCURRENCY)
+    expect(inFlightPeak).toBeLessThanOrEqual(CRAWL_CONCURRENCY + CRAWL_READ_BACKLOG)
   })
 
   test('stops at the limit without reading past it', async () => {
@@ -68,7 +98,7 @@ describe('runCrawl', () => {
       env({
         read: async (url) => {
           read.push(url)
-          return base.read(url)
+          return base.read(url, () => {})
         },
       }),
     )
@@ -84,13 +114,13 @@ describe('runCrawl', () => {
         now: () => clock,
         read: async (url) => {
           clock += 6 * 60_000 // each page "takes" six minutes
-          return env().read(url)
+          return env().read(url, () => {})
         },
       }),
     )
     expect(slow.stats.stopped).toBe('time_limit')
     expect(slow.stats.pages).toBeLessThanOrEqual(10)
-    const big = await runCrawl(plan(), env({ read: async (url) => ({ ...((await env().read(url)) as ReadOutcome), bytes: 5 * 1024 * 1024 }) }))
+    const big = await runCrawl(plan(), env({ read: async (url) => ({ ...((await env().read(url, () => {})) as ReadOutcome), bytes: 5 * 1024 * 1024 }) }))
     expect(big.stats).toMatchObject({ pages: 4, stopped: 'size_limit' })
   })
 
@@ -114,7 +144,7 @@ describe('runCrawl', () => {
         robots: async () => ({ statusText: 'found', blocked: false, isAllowed: (u) => !u.endsWith('/p2'), crawlDelayMs: null, sitemaps: [] }),
         read: async (url) => {
           read.push(url)
-          return env().read(url)
+          return env().read(url, () => {})
         },
       }),
     )

@@ -2,12 +2,15 @@ import { tokenize } from '../../text/bm25.ts'
 import type { PageLink } from './page-links.ts'
 
 /**
- * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 reads in
+ * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 fetches in
  * flight, robots rules and Crawl-delay, and every limit of SPEC "Crawl". Its collaborators come in
  * through `CrawlEnv` so the loop can be tested and reused (a monitor or a batch could drive it).
  */
 
+/** Fetches at a time (SPEC). A fetch's slot is freed when its body has arrived, not when the page is read. */
 export const CRAWL_CONCURRENCY = 5
+/** Pages fetched and still being read (on reader threads) at once, besides the fetches: bounds memory. */
+export const CRAWL_READ_BACKLOG = 8
 export const CRAWL_TIME_LIMIT_MS = 30 * 60_000
 export const CRAWL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 
@@ -54,7 +57,8 @@ export interface ReadFailure {
 export interface CrawlEnv {
   robots: () => Promise<RobotsView>
   sitemapUrls: (sitemaps: string[], maxUrls: number) => Promise<string[]>
-  read: (url: string) => Promise<ReadOutcome | ReadFailure>
+  /** Fetches and reads a page; calls `fetched` as soon as the body is in (or the fetch failed). */
+  read: (url: string, fetched: () => void) => Promise<ReadOutcome | ReadFailure>
   /** A page came back: count it (once per page across restarts: the store decides). */
   onPage: (key: string, cached: boolean) => Promise<void>
   onProgress: (p: CrawlProgress) => void
@@ -169,28 +173,34 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   }
 
   let nextSlot = 0 // Crawl-delay: earliest start of the next fetch
-  const inFlight = new Set<Promise<void>>()
-  const visit = async (item: Item) => {
+  const inFlight = new Set<Promise<void>>() // fetching or being read
+  let fetching = 0
+  // The loop sleeps until a fetch slot frees or a page is done.
+  let wake: (() => void) | null = null
+  const nudge = () => {
+    wake?.()
+    wake = null
+  }
+  const visit = async (item: Item, fetched: () => void) => {
     if (robots.crawlDelayMs) {
       const wait = nextSlot - now()
       nextSlot = Math.max(now(), nextSlot) + robots.crawlDelayMs
       if (wait > 0) await sleep(wait)
     }
-    const outcome = await env.read(item.url)
+    const outcome = await env.read(item.url, fetched)
     if (!outcome.ok) {
       failed.push({ url: item.url, error: outcome.error })
       return
     }
     if (pages.length >= plan.limit) return // finished late, after the limit was reached by others
-    // Redirects folded: the final URL is a page of its own, never to be read again.
+    // Redirects folded: the final URL is a page of its own, never to be read again. A redirect and
+    // its target may be read at the same time, so whichever finishes second is the duplicate.
     const finalKey = plan.key(outcome.url)
-    if (finalKey !== plan.key(item.url)) {
-      if (readKeys.has(finalKey)) {
-        duplicates++
-        return
-      }
-      seen.add(finalKey)
+    if (readKeys.has(finalKey)) {
+      duplicates++
+      return
     }
+    if (finalKey !== plan.key(item.url)) seen.add(finalKey)
     readKeys.add(finalKey)
     await env.onPage(finalKey, outcome.cached)
     pages.push({ url: outcome.url, depth: item.depth, ...outcome.page })
@@ -210,18 +220,28 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
     else if (bytes > CRAWL_SIZE_LIMIT_BYTES) stopped = 'size_limit'
     else if (tooManyFailures(failed.length, pages.length)) stopped = 'too_many_failures'
     if (stopped) break
-    // Never more reads in flight than pages still wanted: the limit is not overshot.
+    // Never more pages in flight than pages still wanted: the limit is not overshot.
     const wanted = plan.limit - pages.length
-    if (frontier.length > 0 && inFlight.size < Math.min(CRAWL_CONCURRENCY, wanted)) {
+    if (frontier.length > 0 && fetching < CRAWL_CONCURRENCY && inFlight.size < Math.min(CRAWL_CONCURRENCY + CRAWL_READ_BACKLOG, wanted)) {
       const item = next()!
       if (item.depth > 0 && !robots.isAllowed(item.url)) {
         robotsDisallowed++
         continue
       }
       if (item.depth > 0 && robots.blocked) continue
-      const task: Promise<void> = visit(item).finally(() => {
+      let fetchDone = false
+      const fetched = () => {
+        if (fetchDone) return
+        fetchDone = true
+        fetching--
+        nudge()
+      }
+      fetching++
+      const task: Promise<void> = visit(item, fetched).finally(() => {
+        fetched()
         inFlight.delete(task)
         progress(inFlight.size)
+        nudge()
       })
       inFlight.add(task)
       continue
@@ -230,7 +250,9 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
       stopped = 'done'
       break
     }
-    await Promise.race(inFlight)
+    await new Promise<void>((resolve) => {
+      wake = resolve
+    })
   }
   await Promise.all(inFlight)
   progress(0)

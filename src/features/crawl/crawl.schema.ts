@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { maxTokens } from '../reading/reading.schema.ts'
+import { maxTokens, renderMode } from '../reading/reading.schema.ts'
 import { flag, maxAge } from '../search/search.params.ts'
 import { pathPatterns, sitemapMode, siteUrl } from './site.params.ts'
 
@@ -36,6 +36,7 @@ export const CrawlParams = z.strictObject({
   include_links: flag('include_links').optional(),
   max_tokens: maxTokens.optional(),
   max_age: maxAge.optional().describe('accept cached pages up to this many seconds old, 0.5 credit each'),
+  render: renderMode.optional(),
   webhook_url: z
     .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })
     .max(2048, 'webhook_url must be at most 2,048 characters')

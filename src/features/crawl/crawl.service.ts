@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { wakeJobs } from '../../jobs/runner.ts'
+import { signalsOf } from '../../signals/signals.ts'
 import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { charge, refund } from '../credits/credits.service.ts'
@@ -37,6 +38,7 @@ export function normaliseCrawl(p: CrawlParams) {
     include_links: p.include_links ?? false,
     max_tokens: p.max_tokens,
     max_age: p.max_age,
+    render: p.render ?? 'auto',
   }
 }
 
@@ -130,6 +132,10 @@ export async function cancelCrawl(store: Store, accountId: string, id: string) {
       return getCrawl(store, accountId, id)
     }
   }
-  if (row.status === 'queued' || row.status === 'running') await updateCrawl(store.db, id, { cancel_requested: 1 })
+  if (row.status === 'queued' || row.status === 'running') {
+    await updateCrawl(store.db, id, { cancel_requested: 1 })
+    // The worker running it may be in another process: tell every process now.
+    void signalsOf(store)?.publish({ type: 'crawl-canceled', crawlId: id })
+  }
   return getCrawl(store, accountId, id)
 }

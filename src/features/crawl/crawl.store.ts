@@ -24,14 +24,25 @@ export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) =
 
 /** Records a page as paid for; false when this crawl already paid for it (a restarted crawl). */
 export async function chargeCrawlPage(tx: Tx, crawlId: string, urlKey: string, mc: number): Promise<boolean> {
-  const existing = await tx.selectFrom('crawl_pages').select('url_key').where('crawl_id', '=', crawlId).where('url_key', '=', urlKey).executeTakeFirst()
-  if (existing) return false
-  await tx.insertInto('crawl_pages').values({ crawl_id: crawlId, url_key: urlKey, charged_mc: mc }).execute()
-  await tx
+  // ON CONFLICT, not a read first: a worker whose lease expired may still be reading the same page
+  // as the one that took the crawl over, and the second insert must not fail the crawl.
+  const inserted = await tx
+    .insertInto('crawl_pages')
+    .values({ crawl_id: crawlId, url_key: urlKey, charged_mc: mc })
+    .onConflict((oc) => oc.columns(['crawl_id', 'url_key']).doNothing())
+    .executeTakeFirst()
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
+  // Never past the reservation, even when a stale worker and the new owner read different pages.
+  const charged = await tx
     .updateTable('crawls')
     .set((eb) => ({ credits_used_mc: eb('credits_used_mc', '+', mc) }))
     .where('id', '=', crawlId)
-    .execute()
+    .where((eb) => eb(eb('credits_used_mc', '+', mc), '<=', eb.ref('credits_reserved_mc')))
+    .executeTakeFirst()
+  if (Number(charged.numUpdatedRows) === 0) {
+    await tx.deleteFrom('crawl_pages').where('crawl_id', '=', crawlId).where('url_key', '=', urlKey).execute()
+    return false
+  }
   return true
 }
 

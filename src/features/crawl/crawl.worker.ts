@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { CACHE_TTL_MS } from '../../cache/response-cache.ts'
 import type { JobContext, JobKind } from '../../jobs/runner.ts'
 import type { Services } from '../../services.ts'
+import { signalsOf } from '../../signals/signals.ts'
 import { onSite } from '../../site/urls/site.match.ts'
 import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
 import type { CrawlRow } from '../../store/schema.ts'
@@ -17,7 +18,8 @@ import { pathFilter } from './site.params.ts'
 
 /** The job kind's name: what `wakeJobs(store, CRAWL_JOB)` wakes. */
 export const CRAWL_JOB = 'crawl'
-const CANCEL_CHECK_MS = 1000
+// DELETE signals the worker at once (src/signals); this poll only covers a lost signal.
+const CANCEL_CHECK_MS = 15_000
 const PAGE_TIMEOUT_MS = 30_000
 const CRAWLS_PER_WORKER = 3
 const MAX_CRAWL_DELAY_MS = 10_000
@@ -28,7 +30,10 @@ const MAX_CRAWL_DELAY_MS = 10_000
  * interrupts -> queued"). Pages already paid for are recorded per crawl, so a restart never
  * charges for a page twice. A graceful stop puts running crawls back in the queue.
  */
-export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cache' | 'robots'>, log: FastifyBaseLogger): JobKind {
+export function crawlJobKind(
+  services: Pick<Services, 'config' | 'store' | 'cache' | 'robots'> & Partial<Pick<Services, 'renderer' | 'reader'>>,
+  log: FastifyBaseLogger,
+): JobKind {
   const { store, config } = services
   // The runner's id, the same for every crawl it runs; the final writes are fenced on it.
   let workerId = ''
@@ -48,8 +53,10 @@ export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cach
 
     let cancel = row.cancel_requested === 1
     let lastProgress = 0
-    // DELETE may reach any API process: the flag is read from the row, once a second.
-    const cancelWatch = setInterval(async () => {
+    // DELETE may reach any API process: it sets the row's flag and signals every process. The
+    // signal makes the flag be read now (the row, not the message, decides); a slow poll reads it
+    // in case the signal was lost.
+    const readCancelFlag = async () => {
       const flag = await store.db
         .selectFrom('crawls')
         .select('cancel_requested')
@@ -57,7 +64,11 @@ export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cach
         .executeTakeFirst()
         .catch(() => null)
       if (flag?.cancel_requested === 1) cancel = true
-    }, CANCEL_CHECK_MS)
+    }
+    const unlisten = signalsOf(store)?.on('crawl-canceled', (s) => {
+      if (s.crawlId === id) void readCancelFlag()
+    })
+    const cancelWatch = setInterval(readCancelFlag, CANCEL_CHECK_MS)
     cancelWatch.unref()
 
     const saveProgress = (p: CrawlProgress) => {
@@ -85,7 +96,7 @@ export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cach
           const found = await readSitemaps(config, origin, sitemapStarts(named, origin), maxUrls, Date.now() + 60_000)
           return found.entries.map((e) => e.url)
         },
-        read: (url) => readOne(url, request),
+        read: (url, onFetched) => readOne(url, request, onFetched),
         onPage: async (key, cached) => {
           await store.transaction((tx) => chargeCrawlPage(tx, id, key, pagePriceMc(cached)))
         },
@@ -94,24 +105,34 @@ export function crawlJobKind(services: Pick<Services, 'config' | 'store' | 'cach
       })
     } finally {
       clearInterval(cancelWatch)
+      unlisten?.()
     }
     // Stopping, or the lease was lost: back to the queue (fenced on the lease, so a lost one changes nothing).
     if (interrupted() && !cancel) return requeue(id)
     await finish(id, outcome, cancel)
   }
 
-  const readOne = async (url: string, request: CrawlRequest): Promise<ReadOutcome | ReadFailure> => {
+  const readOne = async (url: string, request: CrawlRequest, onFetched: () => void): Promise<ReadOutcome | ReadFailure> => {
     try {
       const read = await readPage(
-        { cache: services.cache, config, log, cacheTtlMs: CACHE_TTL_MS },
+        { cache: services.cache, config, log, cacheTtlMs: CACHE_TTL_MS, renderer: services.renderer, reader: services.reader },
         url,
-        { format: request.format, includeLinks: request.include_links, maxTokens: request.max_tokens, timeoutMs: PAGE_TIMEOUT_MS, discoverLinks: true },
+        {
+          format: request.format,
+          includeLinks: request.include_links,
+          maxTokens: request.max_tokens,
+          timeoutMs: PAGE_TIMEOUT_MS,
+          discoverLinks: true,
+          onFetched,
+          // Crawls queued before rendering existed have no `render`: they keep reading statically.
+          render: request.render ?? 'never',
+        },
         request.max_age,
       )
       if (read.empty) return { ok: false, error: { code: 'empty_page', message: 'page has no readable content' } }
       const { url: finalUrl, title, published_at, metadata, links } = read.result
       const content = read.result[request.format] ?? ''
-      const page: Record<string, unknown> = { title, [request.format]: content, published_at, metadata }
+      const page: Record<string, unknown> = { title, [request.format]: content, published_at, metadata, rendered: read.result.rendered }
       if (request.include_links) page.links = links ?? []
       return { ok: true, url: finalUrl, page, links: read.pageLinks ?? [], bytes: Buffer.byteLength(content), cached: read.cached }
     } catch (err) {

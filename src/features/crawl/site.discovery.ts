@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts'
 import { safeFetch } from '../../net/safe-fetch.ts'
 import { onSite } from '../../site/urls/site.match.ts'
-import { RobotsCache } from './robots/robots.cache.ts'
+import { RobotsCache, type SharedRobots } from './robots/robots.cache.ts'
 import { type CollectedSitemaps, collectSitemaps, type SitemapFetcher } from './sitemaps/sitemap.collect.ts'
 
 /** How /v1/map and /v1/crawl find a site's pages: robots.txt, its sitemaps, the site's own links. */
@@ -9,8 +9,8 @@ import { type CollectedSitemaps, collectSitemaps, type SitemapFetcher } from './
 const SITEMAP_FETCH_TIMEOUT_MS = 15_000
 const ROBOTS_TIMEOUT_MS = 10_000
 
-export function createRobotsCache(config: Pick<Config, 'allowPrivateNetwork'>): RobotsCache {
-  return new RobotsCache({ allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: ROBOTS_TIMEOUT_MS })
+export function createRobotsCache(config: Pick<Config, 'allowPrivateNetwork'>, shared?: SharedRobots): RobotsCache {
+  return new RobotsCache({ allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: ROBOTS_TIMEOUT_MS, shared })
 }
 
 /** Sitemaps through the private-network guard; only sitemaps on the site's own domain are read. */

@@ -5,7 +5,7 @@ import { engineSummary } from '../engines/engines.service.ts'
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())])
 
-export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'redis' | 'upstream' | 'engines'>) {
+export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'redis' | 'upstream' | 'engines' | 'renderer'>) {
   app.get('/livez', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   /** Readiness: the database answers, and Redis too when configured. 503 names what is down. */
@@ -29,6 +29,8 @@ export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'sto
     const body: Record<string, unknown> = { status: healthy ? 'ok' : 'unavailable', checks }
     // Engines blocked or drifting degrade search, and `auto` routes around them: reported, never a 503.
     body.engines = engineSummary(services.engines)
+    // Rendering off or its browser failing degrades render=auto to static reads: reported, never a 503.
+    body.renderer = services.renderer.status()
     if (proxies.length > 0) body.proxies = { healthy: proxies.filter((p) => p.healthy).length, total: proxies.length }
     return reply.code(healthy ? 200 : 503).send(body)
   })

@@ -15,6 +15,7 @@ import {
 } from './page-read.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type ExtractParams } from './reading.schema.ts'
 import type { ReadFormat } from './reading.types.ts'
+import { assertRenderable } from './render.read.ts'
 
 export interface ReadingDeps extends PageReadDeps {
   store: Store
@@ -42,13 +43,14 @@ export interface ExtractRequest {
   max_age?: number
   country?: string
   timeout: number
+  render: 'auto' | 'always' | 'never'
 }
 
 export interface ExtractResponseBody {
   request: ExtractRequest
   results: PageResult[]
   failed: PageFailure[]
-  meta: { request_id: string; credits_used: number; latency_ms: number; succeeded: number; failed: number }
+  meta: { request_id: string; credits_used: number; latency_ms: number; succeeded: number; failed: number; rendered: number }
 }
 
 export interface ReadingOutcome<B> {
@@ -92,6 +94,7 @@ export function readOptionsOf(p: Omit<ExtractParams, 'urls'>): Omit<PageReadOpti
     query: p.query,
     highlights: p.highlights,
     country: p.country,
+    render: p.render ?? 'auto',
   }
 }
 
@@ -107,6 +110,7 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
   const opts = readOptionsOf(params)
   // A country without an exit fails the whole call, before anything is reserved.
   if (opts.country) proxyForCountry(deps.config, opts.country)
+  assertRenderable(deps.renderer, opts.render, opts.country)
 
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
   const reservation = await reserve(deps.store, payer, urls.length * pagePriceMc(false), requestId, '/v1/extract')
@@ -134,6 +138,7 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
       latency_ms: Math.round(performance.now() - started),
       succeeded: successes.length,
       failed: failed.length,
+      rendered: successes.filter((o) => o.result.rendered).length,
     },
   }
   return {
@@ -154,6 +159,7 @@ function normalisedRequest(params: ExtractParams, urls: string[]): ExtractReques
     include_links: params.include_links ?? false,
     include_images: params.include_images ?? false,
     timeout: params.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    render: params.render ?? 'auto',
   }
   if (params.query !== undefined) request.query = params.query
   if (params.max_tokens !== undefined) request.max_tokens = params.max_tokens

@@ -3,14 +3,17 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { ResponseCache } from '../../cache/response-cache.ts'
 import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
+import type { Renderer } from '../../net/browser/renderer.ts'
 import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
-import { extractPageLinks, type PageLink } from '../crawl/page-links.ts'
+import type { PageLink } from '../crawl/page-links.ts'
 import { toMc } from '../credits/money.ts'
 import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
 import { rankHighlights } from './highlights.rank.ts'
-import { readDocument } from './reader.service.ts'
+import { inlineReader, type ReaderPool } from './reader.pool.ts'
 import type { Highlight, PageMetadata, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
+import type { RenderMode } from './render.decide.ts'
+import { renderIfNeeded } from './render.read.ts'
 
 /**
  * One page, fetched safely, read, cached: the path shared by /v1/webpage, /v1/extract, search
@@ -22,6 +25,10 @@ export interface PageReadDeps {
   config: Pick<Config, 'allowPrivateNetwork' | 'proxyPools'>
   log: FastifyBaseLogger
   cacheTtlMs: number
+  /** Absent or off: pages are only read statically. */
+  renderer?: Renderer
+  /** Reader threads (services); absent: pages are read on the calling thread. */
+  reader?: ReaderPool
 }
 
 /** The reader's options (max_tokens and highlights are applied after the cache, so one stored read serves them all) plus how to fetch. */
@@ -33,6 +40,10 @@ export interface PageReadOptions extends ReadOptions {
   signal?: AbortSignal
   /** Crawls: also return every link of the page (navigation included), not only the content's. */
   discoverLinks?: boolean
+  /** Called when the body has arrived or the fetch failed, before the page is read: crawls free their fetch slot. */
+  onFetched?: () => void
+  /** Draw the page in the browser: auto (when it looks like a JavaScript shell), always, never (the default). */
+  render?: RenderMode
 }
 
 /** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
@@ -45,6 +56,8 @@ export interface PageResult {
   metadata: PageMetadata
   cached: boolean
   cached_at?: string
+  /** Drawn by the browser (render), not read from the static HTML. */
+  rendered: boolean
   markdown?: string
   text?: string
   html?: string
@@ -80,7 +93,10 @@ interface StoredPage {
   highlight_source?: string
   /** With discoverLinks: every link of the raw page. */
   page_links?: PageLink[]
+  rendered?: boolean
 }
+
+const EMPTY = Buffer.alloc(0)
 
 /** Price of one page read: 1 credit live, half from the cache (SPEC "Credit prices": webpage, extract, crawl). */
 export const pagePriceMc = (cached: boolean) => (cached ? cacheHitPriceMc(toMc(PRICES.page)) : toMc(PRICES.page))
@@ -120,8 +136,13 @@ export function proxyForCountry(config: Pick<Config, 'proxyPools'>, country: str
   return urls[Math.floor(Math.random() * urls.length)]!
 }
 
-export function pageCacheKey(url: string, opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks'>): string {
+export function pageCacheKey(
+  url: string,
+  opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks' | 'render'>,
+): string {
   const parts = [url, opts.format, opts.includeLinks === true, opts.includeImages === true, opts.country ?? null]
+  // auto may serve either kind of read; never and always must not get the other kind.
+  if (opts.render !== 'auto') parts.push(`render:${opts.render ?? 'never'}`)
   if (opts.discoverLinks) parts.push('page_links')
   // Links and images now cover the whole page: reads stored when they covered the content only are not served for them.
   if (opts.includeLinks || opts.includeImages) parts.push('assets:page')
@@ -148,30 +169,34 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
 
   if (opts.timeoutMs <= 0) throw new ApiError('upstream_timeout', 'page was not fetched before the timeout ran out', { retryAfterSeconds: 5 })
   let stored: StoredPage
+  const deadline = Date.now() + opts.timeoutMs
   try {
     const fetched = await safeFetch(url, {
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
       timeoutMs: opts.timeoutMs,
       proxyUrl,
       signal: opts.signal,
+    }).finally(() => opts.onFetched?.())
+    let input: ReadInput = { url: fetched.url, contentType: fetched.contentType, body: fetched.body, text: fetched.text }
+    // Parsing, extraction and Markdown run on a reader thread when there is a pool (reader.pool.ts).
+    const reader = deps.reader ?? inlineReader
+    const task = (input: ReadInput) => ({
+      // An HTML page travels as its decoded text only; PDFs need their bytes.
+      input: input.text !== undefined && input.contentType !== 'pdf' ? { ...input, body: EMPTY } : input,
+      format: opts.format,
+      includeLinks: opts.includeLinks,
+      includeImages: opts.includeImages,
+      discoverLinks: opts.discoverLinks,
     })
-    const input: ReadInput = { url: fetched.url, contentType: fetched.contentType, body: fetched.body, text: fetched.text }
-    const read = await readDocument(input, { format: opts.format, includeLinks: opts.includeLinks, includeImages: opts.includeImages })
-    stored = {
-      url: fetched.url,
-      status_code: fetched.status,
-      title: read.title,
-      published_at: read.published_at,
-      metadata: read.metadata,
-      content: read.empty ? '' : (read[opts.format] ?? ''),
+    let read = await reader.read(task(input))
+    const drawn = await renderIfNeeded(deps, fetched, read.empty, opts.render ?? 'never', deadline, opts.signal, opts.country)
+    if (drawn) {
+      input = drawn
+      read = await reader.read(task(input))
     }
-    if (opts.includeLinks) stored.links = read.links ?? []
-    if (opts.discoverLinks) stored.page_links = fetched.text && fetched.contentType !== 'pdf' ? extractPageLinks(fetched.text, fetched.url) : []
-    if (opts.includeImages) stored.images = read.images ?? []
-    if (read.empty) return shapePage(stored, opts, null, true)
-    if (opts.format === 'html') {
-      stored.highlight_source = (await readDocument(input, { format: 'markdown' })).markdown ?? ''
-    }
+    const { empty, ...page } = read
+    stored = { url: input.url, status_code: fetched.status, ...page, rendered: drawn !== null }
+    if (empty) return shapePage(stored, opts, null, true)
   } catch (err) {
     throw pageError(err, deps.log)
   }
@@ -182,7 +207,7 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
 /** Applies the per-call options (highlights, max_tokens) to a stored read. */
 function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): PageRead {
   const { content: full, highlight_source, links, images, page_links, ...facts } = page
-  const result: PageResult = { ...facts, cached: cachedAt != null }
+  const result: PageResult = { ...facts, cached: cachedAt != null, rendered: page.rendered ?? false }
   if (cachedAt != null) result.cached_at = new Date(cachedAt).toISOString()
   let content = full
   let trimmed = false
@@ -194,7 +219,19 @@ function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | n
   if (opts.query && opts.highlights && opts.highlights > 0) {
     result.highlights = empty ? [] : rankHighlights(highlight_source ?? full, opts.query, Math.min(opts.highlights, 10))
   }
-  const read: PageRead = { result, cached: cachedAt != null, cachedAt: result.cached_at, tokens: countTokens(content), trimmed, empty }
+  let tokens: number | undefined
+  const read: PageRead = {
+    result,
+    cached: cachedAt != null,
+    cachedAt: result.cached_at,
+    // Counted when asked for (X-Tokens-Estimate): crawls never ask, and o200k costs about 0.5 ms a page.
+    get tokens() {
+      tokens ??= countTokens(content)
+      return tokens
+    },
+    trimmed,
+    empty,
+  }
   if (opts.discoverLinks) read.pageLinks = page_links ?? []
   return read
 }

@@ -26,6 +26,7 @@ export const PageResult = z.object({
   metadata: PageMetadata,
   cached: z.boolean(),
   cached_at: z.string().optional(),
+  rendered: z.boolean().describe('drawn by the headless browser (render) rather than read from the static HTML'),
   markdown: z.string().optional(),
   text: z.string().optional(),
   html: z.string().optional(),
@@ -43,7 +44,14 @@ export const ExtractResponse = z.object({
   request: z.record(z.string(), z.unknown()),
   results: z.array(PageResult),
   failed: z.array(Failure),
-  meta: z.object({ request_id: z.string(), credits_used: z.number(), latency_ms: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+  meta: z.object({
+    request_id: z.string(),
+    credits_used: z.number(),
+    latency_ms: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    rendered: z.number().int().describe('results drawn by the headless browser'),
+  }),
 })
 
 export const WebpageResponse = PageResult.extend({
@@ -51,6 +59,7 @@ export const WebpageResponse = PageResult.extend({
     request_id: z.string(),
     credits_used: z.number(),
     latency_ms: z.number().int(),
+    rendered: z.boolean().describe('the page was drawn by the headless browser (render)'),
     empty_page: z.literal(true).optional().describe('no readable content was found; not billed'),
   }),
 })

@@ -20,6 +20,11 @@ export const maxTokens = z
   .min(100, 'max_tokens must be between 100 and 100,000')
   .max(100_000, 'max_tokens must be between 100 and 100,000')
 
+/** Shared with crawl: when to draw a page in the headless browser (docs/rendering.md). */
+export const renderMode = z
+  .enum(['auto', 'always', 'never'], { error: 'render must be auto, always or never' })
+  .describe('draw the page in a headless browser: auto (default: only when the static page looks like a JavaScript shell), always, never; same price')
+
 const options = {
   format: z.enum(['markdown', 'text', 'html'], { error: 'format must be markdown, text or html' }).optional(),
   query: z.string({ error: 'query must be a string' }).trim().min(1, 'query must not be empty').max(4096, 'query must be at most 4,096 characters').optional(),
@@ -40,6 +45,7 @@ const options = {
     .min(1, 'timeout must be between 1 and 90 seconds')
     .max(90, 'timeout must be between 1 and 90 seconds')
     .optional(),
+  render: renderMode.optional(),
 }
 
 function highlightsNeedQuery(v: { highlights?: number; query?: string }, ctx: z.RefinementCtx) {

@@ -6,9 +6,10 @@ import { type Billing, REALTIME } from '../search/billed-lookup.ts'
 import { type ReadingDeps, type ReadingOutcome, readOptionsOf, timeoutMessage } from './extract.service.ts'
 import { type PageRead, type PageResult, pageError, pagePriceMc, proxyForCountry, readPage } from './page-read.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type WebpageParams } from './reading.schema.ts'
+import { assertRenderable } from './render.read.ts'
 
 export interface WebpageResponseBody extends PageResult {
-  meta: { request_id: string; credits_used: number; latency_ms: number; empty_page?: true }
+  meta: { request_id: string; credits_used: number; latency_ms: number; rendered: boolean; empty_page?: true }
 }
 
 /**
@@ -28,6 +29,7 @@ export async function runWebpage(
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
   const opts = { ...readOptionsOf(params), timeoutMs: timeout * 1000 }
   if (opts.country) proxyForCountry(deps.config, opts.country)
+  assertRenderable(deps.renderer, opts.render, opts.country)
 
   const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
   const reservation = billing.mode === 'realtime' ? await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage') : null
@@ -46,6 +48,7 @@ export async function runWebpage(
     request_id: requestId,
     credits_used: toCredits(usedMc),
     latency_ms: Math.round(performance.now() - started),
+    rendered: page.result.rendered,
   }
   if (page.empty) meta.empty_page = true
   return { body: { ...page.result, meta }, usedMc, balanceMc, cacheHit: page.cached, tokens: page.tokens }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import { wakeJobs } from '../../jobs/runner.ts'
+import { currentRequestId } from '../../metrics/log-context.ts'
 import type { Store, Tx } from '../../store/database.ts'
 import { newWebhookSecret } from '../accounts/secrets.ts'
 import type { WebhookEvent } from './webhook.sign.ts'
@@ -55,6 +56,8 @@ export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, t
     last_status_code: null,
     created_at: now,
     delivered_at: null,
+    // The request being served, or the one that created the job now ending: the delivery's log lines name it.
+    request_id: currentRequestId() ?? null,
   })
   wakeJobs(store, WEBHOOK_JOB)
   return { id }

@@ -6,10 +6,10 @@ import type { WebhookDeliveryRow } from '../../store/schema.ts'
 export const DELIVERIES = 'webhook_deliveries'
 
 /** Idempotent on the delivery id: enqueueing the same id again (a retried job step) is a no-op. */
-export const insertDelivery = (db: Db | Tx, row: WebhookDeliveryRow) =>
+export const insertDelivery = (db: Db | Tx, row: Omit<WebhookDeliveryRow, 'request_id'> & { request_id?: string | null }) =>
   db
     .insertInto('webhook_deliveries')
-    .values(row)
+    .values({ request_id: null, ...row })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute()
 

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { type JobContext, type JobKind, startJobRunner, wakeJobs } from '../../jobs/runner.ts'
+import { metrics } from '../../metrics/metrics.ts'
 import type { AddressPolicy } from '../../net/address-policy.ts'
 import type { Services } from '../../services.ts'
 import type { WebhookDeliveryRow } from '../../store/schema.ts'
@@ -66,6 +67,7 @@ export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log
       return
     }
     const context = { delivery: id, event: row.event, attempt: row.attempts, status_code: outcome.last_status_code }
+    metrics.webhookAttempt(row.event, outcome.status === 'queued' ? 'retry' : outcome.status === 'delivered' ? 'delivered' : 'failed')
     if (outcome.status === 'delivered') log.info(context, 'webhook delivered')
     else if (outcome.status === 'failed') log.warn({ ...context, error: outcome.last_error }, 'webhook failed after its last attempt')
     else {
@@ -116,6 +118,8 @@ export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log
     pollMs: opts.pollMs ?? Math.min(1000, config.schedulerPollMs),
     // An attempt in flight at a stop finishes (bounded by its timeout) and records its outcome.
     requeueOnStop: false,
+    // The request whose work queued the delivery (webhooks.store.ts insertDelivery).
+    requestIdColumn: 'request_id',
     run: attempt,
   }
 }

@@ -17,6 +17,18 @@ export interface LoadedRobots extends RobotsRules {
   statusText: string
 }
 
+/**
+ * What fetching a robots.txt came to, before parsing: small, plain data, so robots.cache can share
+ * it between processes (Redis) and every process parses it for its own use.
+ */
+export interface RobotsFile {
+  status: RobotsStatus
+  statusText: string
+  /** `found` only: the decoded text and the URL it was finally read from. */
+  text?: string
+  url?: string
+}
+
 export interface LoadRobotsOptions {
   allowPrivateNetwork: boolean
   timeoutMs: number
@@ -37,8 +49,19 @@ const MAX_FETCH_BYTES = 4 * 1024 * 1024
  * The rules found apply to `origin` even when the file was reached by a redirect elsewhere.
  */
 export async function loadRobots(origin: string, opts: LoadRobotsOptions): Promise<LoadedRobots> {
+  return robotsRules(await fetchRobotsFile(origin, opts), opts.userAgent)
+}
+
+/** The rules a fetched file stands for: parsed when found, allow all when unavailable, else disallow all. */
+export function robotsRules(file: RobotsFile, userAgent = 'Trawl'): LoadedRobots {
+  const { status, statusText } = file
+  if (status === 'found') return { ...parseRobots(file.text ?? '', file.url ?? '', userAgent), status, statusText }
+  return { ...(status === 'not_found' ? allowAllRules() : disallowAllRules()), status, statusText }
+}
+
+/** The fetch half of `loadRobots`: status rules applied, nothing parsed. */
+export async function fetchRobotsFile(origin: string, opts: LoadRobotsOptions): Promise<RobotsFile> {
   const robotsUrl = `${parseHttpUrl(origin).origin}/robots.txt`
-  const userAgent = opts.userAgent ?? 'Trawl'
   let res: Awaited<ReturnType<typeof safeFetch>>
   try {
     res = await safeFetch(robotsUrl, {
@@ -56,28 +79,28 @@ export async function loadRobots(origin: string, opts: LoadRobotsOptions): Promi
   }
   const { status } = res
   if (status >= 200 && status < 300) {
-    return { ...parseRobots(decodeRobotsBody(res.body), res.url, userAgent), status: 'found', statusText: 'found' }
+    return { status: 'found', statusText: 'found', text: decodeRobotsBody(res.body), url: res.url }
   }
   // Google treats 429 as a server error, and we follow it: a site asking us to slow down is not
   // inviting a full crawl, which "4xx: allow all" would start.
-  if (status === 429) return { ...disallowAllRules(), status: 'error', statusText: 'rate_limited (429): disallow all' }
-  if (status >= 500) return { ...disallowAllRules(), status: 'error', statusText: `server_error (${status}): disallow all` }
+  if (status === 429) return { status: 'error', statusText: 'rate_limited (429): disallow all' }
+  if (status >= 500) return { status: 'error', statusText: `server_error (${status}): disallow all` }
   // 4xx, and a 3xx safeFetch could not follow (no Location): the file is unavailable.
-  return { ...allowAllRules(), status: 'not_found', statusText: `not_found (${status})` }
+  return { status: 'not_found', statusText: `not_found (${status})` }
 }
 
-function fromFetchError(e: unknown): LoadedRobots {
+function fromFetchError(e: unknown): RobotsFile {
   const message = e instanceof Error ? e.message : String(e)
   // §2.3.1.2: past the redirect limit the file may be treated as unavailable.
   if (e instanceof ApiError && message.startsWith('more than ')) {
-    return { ...allowAllRules(), status: 'not_found', statusText: 'not_found (too many redirects)' }
+    return { status: 'not_found', statusText: 'not_found (too many redirects)' }
   }
   // The server answered but its body is unusable (too large, broken compression): not "unreachable",
   // yet we cannot tell what it forbids, so nothing is allowed.
   if (e instanceof ApiError && (message.startsWith('page is larger') || message.includes('content encoding') || message.includes('decompressed'))) {
-    return { ...disallowAllRules(), status: 'error', statusText: `error (${message}): disallow all` }
+    return { status: 'error', statusText: `error (${message}): disallow all` }
   }
-  return { ...disallowAllRules(), status: 'unreachable', statusText: `unreachable (${unreachableReason(e)}): disallow all` }
+  return { status: 'unreachable', statusText: `unreachable (${unreachableReason(e)}): disallow all` }
 }
 
 function unreachableReason(e: unknown): string {

@@ -16,7 +16,7 @@ import { compactBody, pruneBody } from './compact.format.ts'
 import { type FieldPath, parseFields, projectFields } from './fields.projection.ts'
 import { assertFormatAllowed, renderMarkdown } from './markdown.format.ts'
 import { endpointPath, type OutputFormat, type ResponseBody, topLevelKeys, type Vertical } from './output.types.ts'
-import { completeBody } from './stable-shape.ts'
+import { bodyJson, completeBody } from './stable-shape.ts'
 
 export { compactBody } from './compact.format.ts'
 export { type FieldPath, MAX_FIELD_PATHS, parseFields, projectFields } from './fields.projection.ts'
@@ -80,6 +80,6 @@ export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical,
     shaped = options.format === 'compact' ? compactBody(vertical, body) : completeBody(vertical, body)
   }
   // No indentation: every space is a token a model pays for, and clients parse it anyway.
-  const payload = JSON.stringify(shaped)
+  const payload = bodyJson(shaped)
   return { contentType: JSON_CONTENT_TYPE, payload, tokensText: payload }
 }

@@ -16,26 +16,104 @@ export function completeBody<B extends ResponseBody>(vertical: Vertical, body: B
 
 /** `value` with the keys `schema` requires filled in, at any depth. Keys in schema order, unknown keys after. */
 export function complete(schema: z.ZodType, value: unknown): unknown {
+  return completerFor(schema)(value)
+}
+
+type Completer = (value: unknown) => unknown
+type Fill = 'absent' | 'null' | 'list'
+
+// Every body rendered walks the same few schemas: each schema's plan (its keys, what a missing key
+// becomes, the completer of each child) is worked out once, so rendering a body does no zod parsing.
+const completers = new WeakMap<z.ZodType, Completer>()
+const same: Completer = (value) => value
+
+function completerFor(schema: z.ZodType): Completer {
+  let completer = completers.get(schema)
+  if (completer) return completer
   const inner = unwrap(schema)
-  if (inner instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => complete(inner.element as z.ZodType, item))
-  if (!(inner instanceof z.ZodObject) || !isPlainObject(value)) return value
-  const out: JsonObject = {}
-  for (const [key, field] of Object.entries(inner.shape as Record<string, z.ZodType>)) {
-    const filled = value[key] === undefined ? fillFor(field) : complete(field, value[key])
-    if (filled !== undefined) out[key] = filled
+  if (inner instanceof z.ZodArray) {
+    let item: Completer | undefined // resolved on first use: schemas may refer to themselves
+    completer = remembered((value) => {
+      if (!Array.isArray(value)) return value
+      item ??= completerFor(inner.element as z.ZodType)
+      return value.map(item)
+    })
+  } else if (inner instanceof z.ZodObject) {
+    let plan: { fields: { key: string; fill: Fill; child: Completer }[]; known: Set<string> } | undefined
+    completer = remembered((value) => {
+      if (!isPlainObject(value)) return value
+      plan ??= planFor(inner.shape as Record<string, z.ZodType>)
+      const out: JsonObject = {}
+      for (const { key, fill, child } of plan.fields) {
+        const present = value[key]
+        if (present !== undefined) out[key] = child(present)
+        else if (fill === 'null') out[key] = null
+        else if (fill === 'list') out[key] = Object.isFrozen(value) ? EMPTY : []
+      }
+      for (const key of Object.keys(value)) if (!plan.known.has(key) && value[key] !== undefined) out[key] = value[key]
+      return out
+    })
+  } else completer = same
+  completers.set(schema, completer)
+  return completer
+}
+
+const EMPTY = Object.freeze([]) as unknown as unknown[]
+
+/**
+ * A frozen value is a cached body's (the response cache deep-freezes what it keeps): it can never
+ * change, so its completion is worked out once and kept (frozen too) while the value lives. A cache
+ * hit then completes only what is new in it (its meta), and `bodyJson` reuses the children's text.
+ */
+function remembered(complete: Completer): Completer {
+  const done = new WeakMap<object, unknown>()
+  return (value) => {
+    if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return complete(value)
+    let out = done.get(value)
+    if (out === undefined) {
+      out = complete(value)
+      if (out !== null && typeof out === 'object') Object.freeze(out)
+      done.set(value, out)
+    }
+    return out
   }
-  for (const [key, child] of Object.entries(value)) if (!(key in out) && child !== undefined) out[key] = child
-  return out
+}
+
+const jsonOf = new WeakMap<object, string>()
+
+/**
+ * JSON.stringify of a completed body whose frozen (cached, immutable) children keep their JSON text:
+ * a replayed cache entry serialises only its new meta, not the whole 5 KB again. Same bytes as
+ * JSON.stringify(body).
+ */
+export function bodyJson(body: object): string {
+  if (Array.isArray(body) || typeof (body as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(body)
+  const parts: string[] = []
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
+    let text = value !== null && typeof value === 'object' && Object.isFrozen(value) ? jsonOf.get(value) : undefined
+    if (text === undefined) {
+      text = JSON.stringify(value)
+      if (value !== null && typeof value === 'object' && Object.isFrozen(value)) jsonOf.set(value, text)
+    }
+    parts.push(`${JSON.stringify(key)}:${text}`)
+  }
+  return `{${parts.join(',')}}`
+}
+
+function planFor(shape: Record<string, z.ZodType>) {
+  const fields = Object.entries(shape).map(([key, field]) => ({ key, fill: fillFor(field), child: completerFor(field) }))
+  return { fields, known: new Set(Object.keys(shape)) }
 }
 
 /**
  * What a missing key becomes: nothing when the schema lets it be absent (optional), else null when it may be null,
  * else [] for a list. A missing required scalar stays missing: that is a parser bug the schema tests catch.
  */
-function fillFor(field: z.ZodType): unknown {
-  if (field.safeParse(undefined).success) return undefined
-  if (field.safeParse(null).success) return null
-  return unwrap(field) instanceof z.ZodArray ? [] : undefined
+function fillFor(field: z.ZodType): Fill {
+  if (field.safeParse(undefined).success) return 'absent'
+  if (field.safeParse(null).success) return 'null'
+  return unwrap(field) instanceof z.ZodArray ? 'list' : 'absent'
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

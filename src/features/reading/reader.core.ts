@@ -1,0 +1,165 @@
+import type { AnyNode, Document } from 'domhandler'
+import { parseDocument } from 'htmlparser2'
+import { decodeText } from '../../net/body-decode.ts'
+import { extractPageLinks, type PageLink } from '../crawl/page-links.ts'
+import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
+import { trimToArticleBody } from './content.hint.ts'
+import { absoluteUrl, findFirst } from './dom.utils.ts'
+import { rankHighlights } from './highlights.rank.ts'
+import { serializeCleanHtml } from './html.serialize.ts'
+import { writeMarkdown } from './markdown.convert.ts'
+import { extractFacts } from './metadata.extract.ts'
+import { contentAssets, mergeAssets, type PageAssets, pageAssets } from './page-assets.collect.ts'
+import { readPdf } from './pdf.read.ts'
+import { readabilityNodes } from './readability.fallback.ts'
+import type { PageMetadata, ReadInput, ReadLink, ReadOptions, ReadResult } from './reading.types.ts'
+
+/**
+ * The reader's CPU work, free of the tokenizer so that a worker thread (reader.worker.cjs) can load
+ * it without o200k's tables: reader.service.ts adds max_tokens and token counts on top.
+ */
+
+/** Below this much prose our pick is not trusted and Readability gets a try. */
+const MIN_PROSE = 250
+
+interface Content {
+  title: string | null
+  publishedAt: string | null
+  metadata: ReadResult['metadata']
+  nodes: AnyNode[] | null
+  baseUrl: string
+  /** Set for PDFs and plain text, which have no DOM. */
+  markdown?: string
+  text?: string
+  /** With `assets`: every link of the page and its pictures outside furniture, read before pruning. */
+  page?: PageAssets
+}
+
+/** The page's `<base href>` wins over its URL for resolving relative links, as in a browser. */
+function baseUrlOf(doc: Document, url: string): string {
+  const base = findFirst(doc, (el) => el.name === 'base' && !!el.attribs.href)
+  return absoluteUrl(base?.attribs.href, url) ?? url
+}
+
+/**
+ * Main content of an HTML page as DOM nodes: Trawl's extractor, Readability when it finds too
+ * little. With `assets`, also the whole page's links and images (`include_links`/`include_images`).
+ */
+export function extractHtml(html: string, url: string, assets = false): Content {
+  const doc = parseDocument(html)
+  const facts = extractFacts(doc, url)
+  const baseUrl = baseUrlOf(doc, url)
+  const page = assets ? pageAssets(doc, baseUrl, url) : undefined
+  pruneDocument(doc)
+  const pick = pickContentRoot(doc)
+  const good = pick ? (pick.stats.get(pick.root)?.good ?? 0) : 0
+  let nodes: AnyNode[] | null = null
+  if (pick && good >= MIN_PROSE) {
+    cleanContent(pick, facts.title, baseUrl)
+    if (facts.articleBody) trimToArticleBody(pick.root, facts.articleBody)
+    nodes = [pick.root]
+  } else {
+    const rescued = readabilityNodes(html, baseUrl)
+    if (rescued && rescued.textLength > good) nodes = rescued.nodes
+    else if (pick) {
+      cleanContent(pick, facts.title, baseUrl)
+      nodes = [pick.root]
+    }
+  }
+  return { title: facts.title, publishedAt: facts.publishedAt, metadata: facts.metadata, nodes, baseUrl, page }
+}
+
+async function contentOf(input: ReadInput, assets: boolean): Promise<Content> {
+  if (input.contentType === 'pdf') {
+    const pdf = await readPdf(input.body)
+    return { ...pdf, nodes: null, baseUrl: input.url }
+  }
+  const text = input.text ?? decodeText(input.body, undefined, input.contentType).text
+  if (input.contentType === 'text') {
+    return { title: null, publishedAt: null, metadata: {}, nodes: null, baseUrl: input.url, markdown: text.trim(), text: text.trim() }
+  }
+  return extractHtml(text, input.url, assets)
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+/** A read before max_tokens: the content untrimmed, `empty` when it has no letters or digits. */
+export type ReadContent = Omit<ReadResult, 'tokens' | 'trimmed'>
+
+/** Reads a fetched document (HTML, XHTML, PDF or plain text) into the requested format, untrimmed. */
+export async function readContent(input: ReadInput, opts: Omit<ReadOptions, 'maxTokens'>): Promise<ReadContent> {
+  const c = await contentOf(input, !!(opts.includeLinks || opts.includeImages))
+  let content: string
+  let plainForHighlights: string | undefined
+  const sink = { links: [] as ReadLink[], images: [] as string[] }
+  if (c.nodes) {
+    if (opts.format === 'html') content = serializeCleanHtml(c.nodes, c.baseUrl)
+    else content = writeMarkdown(c.nodes, { baseUrl: c.baseUrl, plain: opts.format === 'text', ...sink })
+    if (opts.format === 'html' && opts.query && opts.highlights) {
+      plainForHighlights = writeMarkdown(c.nodes, { baseUrl: c.baseUrl, plain: false, ...sink })
+    }
+  } else {
+    const md = c.markdown ?? ''
+    content = opts.format === 'html' ? (md ? `<pre>${escapeHtml(c.text ?? md)}</pre>` : '') : opts.format === 'text' ? (c.text ?? md) : md
+    if (opts.format === 'html') plainForHighlights = md
+  }
+
+  const result: ReadContent = { title: c.title, published_at: c.publishedAt, metadata: c.metadata, empty: isEmpty(content, opts.format) }
+  if (opts.query && opts.highlights && opts.highlights > 0) {
+    result.highlights = rankHighlights(plainForHighlights ?? content, opts.query, Math.min(opts.highlights, 10))
+  }
+  if (opts.includeLinks || opts.includeImages) {
+    const inText = c.nodes ? contentAssets(c.nodes, c.baseUrl, input.url) : { links: [], images: [] }
+    const found = mergeAssets(inText, c.page)
+    if (opts.includeLinks) result.links = found.links
+    if (opts.includeImages) result.images = found.images
+  }
+  result[opts.format] = content
+  return result
+}
+
+/** No letter or digit in the content (tags aside for HTML): nothing readable. */
+export const isEmpty = (content: string, format: ReadOptions['format']) => !/[\p{L}\p{N}]/u.test(format === 'html' ? content.replace(/<[^>]*>/g, '') : content)
+
+/** What page reading asks of the reader for one fetched page (page-read.service.ts). */
+export interface PageReadTask {
+  input: ReadInput
+  format: ReadOptions['format']
+  includeLinks?: boolean
+  includeImages?: boolean
+  /** Crawls: every `<a href>` of the raw page as well. */
+  discoverLinks?: boolean
+}
+
+/** One page read for the cache: the content untrimmed, plus what the options asked for. */
+export interface PageContent {
+  title: string | null
+  published_at: string | null
+  metadata: PageMetadata
+  /** '' when `empty`. */
+  content: string
+  empty: boolean
+  links?: ReadLink[]
+  images?: string[]
+  page_links?: PageLink[]
+  /** HTML reads: a Markdown rendering, for ranking highlights on text rather than markup. */
+  highlight_source?: string
+}
+
+/** The whole CPU part of reading one page: what runs on a reader thread (reader.pool.ts). */
+export async function readPageContent(task: PageReadTask): Promise<PageContent> {
+  const { input, format } = task
+  const read = await readContent(input, { format, includeLinks: task.includeLinks, includeImages: task.includeImages })
+  const page: PageContent = {
+    title: read.title,
+    published_at: read.published_at,
+    metadata: read.metadata,
+    content: read.empty ? '' : (read[format] ?? ''),
+    empty: read.empty,
+  }
+  if (task.includeLinks) page.links = read.links ?? []
+  if (task.includeImages) page.images = read.images ?? []
+  if (task.discoverLinks) page.page_links = input.text && input.contentType !== 'pdf' ? extractPageLinks(input.text, input.url) : []
+  if (format === 'html' && !read.empty) page.highlight_source = (await readContent(input, { format: 'markdown' })).markdown ?? ''
+  return page
+}

@@ -1,0 +1,126 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { Piscina } from 'piscina'
+import { ApiError, type ErrorCode } from '../../errors.ts'
+import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
+import type { ThreadAnswer } from './reader.worker.ts'
+
+/**
+ * Page reading (parse, extract, Markdown, links) on worker threads, so that every core reads and
+ * the event loop stays free for fetches and requests. The pool starts at its first task and stops
+ * with the services; until its threads have loaded the reader (a second or two), pages are read on
+ * the main thread rather than wait. When it is full (more than 8 tasks waiting per thread) or a
+ * thread fails, the page is read on the main thread too: slower, never lost. `threads: 0` reads
+ * there always.
+ */
+export interface ReaderPool {
+  read(task: PageReadTask): Promise<PageContent>
+  /** Threads used, 0 when every read runs on the main thread. */
+  readonly threads: number
+  /** Pages read on a thread and on the main thread so far. */
+  counts(): { onThreads: number; inline: number }
+  /** Starts the threads; true once one has loaded the reader, false when they cannot. */
+  ready(): Promise<boolean>
+  close(): Promise<void>
+}
+
+const QUEUE_PER_THREAD = 8
+const WARM_UP: PageReadTask = { input: { url: 'http://warm.up/', contentType: 'html', body: Buffer.alloc(0), text: '<p>warm</p>' }, format: 'markdown' }
+/** After this many pool failures in a row (threads that will not start, say), the pool is given up. */
+const FAILURES_TO_GIVE_UP = 3
+
+/** Reads on the calling thread: `TRAWL_READER_THREADS=0`, and callers given no pool. */
+export function inlineReaderPool(): ReaderPool {
+  let inline = 0
+  return {
+    read: (task) => {
+      inline++
+      return readPageContent(task)
+    },
+    threads: 0,
+    counts: () => ({ onThreads: 0, inline }),
+    ready: async () => false,
+    close: async () => {},
+  }
+}
+
+export const inlineReader = inlineReaderPool()
+
+export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 'warn'>): ReaderPool {
+  if (threads <= 0) return inlineReaderPool()
+  let pool: Piscina | null = null
+  let closed = false
+  let failures = 0
+  let onThreads = 0
+  let inline = 0
+  let warm: Promise<boolean> | null = null
+  let isWarm = false
+  const readInline = (task: PageReadTask) => {
+    inline++
+    return readPageContent(task)
+  }
+
+  const start = () => {
+    if (pool) return pool
+    pool = new Piscina({
+      filename: new URL('./reader.worker.cjs', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: threads * QUEUE_PER_THREAD,
+      // Threads live as long as the server: starting one (tsx, the reader's modules) takes a while.
+      idleTimeout: Number.POSITIVE_INFINITY,
+    })
+    // One small page per thread: the pool is used once a thread has loaded the reader.
+    const p = pool
+    warm = Promise.any(Array.from({ length: threads }, () => p.run(WARM_UP))).then(
+      () => (isWarm = true),
+      (err: AggregateError) => {
+        failures = FAILURES_TO_GIVE_UP
+        log?.warn({ err: err.errors[0] }, 'reader threads did not start; reading on the main thread')
+        return false
+      },
+    )
+    return pool
+  }
+
+  const read = async (task: PageReadTask): Promise<PageContent> => {
+    if (closed || failures >= FAILURES_TO_GIVE_UP) return readInline(task)
+    const threadPool = start()
+    if (!isWarm) return readInline(task)
+    let answer: ThreadAnswer
+    try {
+      answer = (await threadPool.run(task)) as ThreadAnswer
+      failures = 0
+      onThreads++
+    } catch (err) {
+      // Queue full: read here rather than wait. Anything else is the pool failing, not the page.
+      if (!/queue is at limit/i.test((err as Error).message ?? '')) {
+        failures++
+        log?.warn(
+          { err, failures },
+          failures >= FAILURES_TO_GIVE_UP ? 'reader threads failed; reading on the main thread' : 'reader thread failed; read on the main thread',
+        )
+      }
+      return readInline(task)
+    }
+    if (answer.ok) return answer.page
+    if (answer.apiError) throw new ApiError(answer.apiError.code as ErrorCode, answer.message, { retryAfterSeconds: answer.apiError.retryAfterSeconds })
+    throw new Error(answer.message)
+  }
+
+  return {
+    read,
+    threads,
+    counts: () => ({ onThreads, inline }),
+    async ready() {
+      if (closed) return false
+      start()
+      return (await warm) ?? false
+    },
+    async close() {
+      closed = true
+      const p = pool
+      pool = null
+      await p?.destroy()
+    },
+  }
+}

@@ -1,0 +1,341 @@
+import { randomUUID } from 'node:crypto'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import { ApiError } from '../../errors.ts'
+import { type AddressPolicy, allowAll, PRIVATE_ADDRESS_MESSAGE, publicOnly } from '../address-policy.ts'
+import { type GuardProxy, REFUSED_HEADER, startGuardProxy } from './guard-proxy.ts'
+import { findBrowserPid, treeMemory } from './process-memory.ts'
+
+/**
+ * Pages that need JavaScript, drawn by one headless Chromium (docs/rendering.md):
+ * - every connection of the browser goes through the guard proxy (guard-proxy.ts), loopback
+ *   included (`<-loopback>`), so a page cannot make the browser reach a private address;
+ * - at most `contexts` pages at once, each in a fresh context (no cookies or storage shared
+ *   between pages), closed when the page is read; images, media and fonts are never fetched;
+ * - each page has one deadline; after `recyclePages` pages, or when the browser's process tree
+ *   uses more than `maxRssMb` (PSS), the browser is retired: new pages go to a new browser and the
+ *   old one is closed when its last page ends, so memory stays flat over any number of pages.
+ * The browser is launched at the first render, not at start-up.
+ */
+
+export interface RendererOptions {
+  /** Chromium executable, or null: rendering is off. */
+  executablePath: string | null
+  contexts: number
+  pageTimeoutMs: number
+  recyclePages: number
+  maxRssMb: number
+  policy: AddressPolicy
+  userAgent?: string
+  log?: { warn(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void }
+}
+
+export interface RenderOptions {
+  /** Deadline for this page (also bounded by the renderer's page timeout). */
+  timeoutMs: number
+  signal?: AbortSignal
+}
+
+export interface RenderedPage {
+  /** The page's URL once drawn (client-side routing may have moved it). */
+  url: string
+  status: number
+  html: string
+}
+
+export interface RendererStatus {
+  state: 'off' | 'idle' | 'running' | 'failed'
+  executable: string | null
+  contexts: number
+  pages_in_flight: number
+  pages_rendered: number
+  browsers_launched: number
+  connections_refused: number
+  last_error?: string
+}
+
+/** Flags known to be needed (STACK.md), plus the leak closers: no QUIC, no WebRTC UDP outside the proxy, no DNS prefetch. */
+export function chromiumArgs(proxyUrl: string, marker: string): string[] {
+  return [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-extensions',
+    '--disable-dev-shm-usage',
+    '--dns-prefetch-disable',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    `--proxy-server=${proxyUrl}`,
+    // Without this Chromium connects to localhost and 127.0.0.1 directly, around the proxy.
+    '--proxy-bypass-list=<-loopback>',
+    marker,
+  ]
+}
+
+/** Peer connections are the one way to send UDP from a page; removed before any script runs. */
+const NO_WEBRTC = `(() => {
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCSessionDescription', 'RTCIceCandidate']) {
+    try { Object.defineProperty(window, name, { value: undefined, configurable: false, writable: false }) } catch {}
+  }
+})()`
+
+const BLOCKED_TYPES = new Set(['image', 'media', 'font'])
+/** A page is drawn when no request has been in flight for this long after `load`... */
+const QUIET_MS = 250
+/** ...or after this long, whatever the network does (analytics beacons, long polls). */
+const SETTLE_MAX_MS = 4000
+/** Memory is measured at most this often. */
+const MEMORY_CHECK_MS = 2000
+
+interface Generation {
+  browser: Browser
+  pid: number | null
+  pages: number
+  inFlight: number
+  retiring: boolean
+}
+
+export class Renderer {
+  private proxy: GuardProxy | null = null
+  private current: Generation | null = null
+  private launching: Promise<Generation> | null = null
+  private readonly waiters: (() => void)[] = []
+  private inFlight = 0
+  private rendered = 0
+  private launched = 0
+  private lastError: string | undefined
+  private lastMemoryCheck = 0
+  private closed = false
+  /** Every browser still open, retiring ones included, so close() leaves no process behind. */
+  private readonly open = new Set<Generation>()
+
+  constructor(private readonly opts: RendererOptions) {}
+
+  /** True when a browser is configured; whether it launches is known at the first render. */
+  get available(): boolean {
+    return this.opts.executablePath !== null
+  }
+
+  status(): RendererStatus {
+    const state = !this.available ? 'off' : this.current ? 'running' : this.lastError ? 'failed' : 'idle'
+    const s: RendererStatus = {
+      state,
+      executable: this.opts.executablePath,
+      contexts: this.opts.contexts,
+      pages_in_flight: this.inFlight,
+      pages_rendered: this.rendered,
+      browsers_launched: this.launched,
+      connections_refused: this.proxy?.refused ?? 0,
+    }
+    if (this.lastError) s.last_error = this.lastError
+    return s
+  }
+
+  /** Memory of the current browser's process tree, or null when none runs. */
+  memory() {
+    return this.current?.pid ? treeMemory(this.current.pid) : null
+  }
+
+  /**
+   * Loads `url` in a fresh context and returns the drawn HTML. Throws ApiError: invalid_request
+   * when the page's own address is refused by the policy, upstream_timeout past the deadline,
+   * upstream_error when the browser cannot load it.
+   */
+  async render(url: string, opts: RenderOptions): Promise<RenderedPage> {
+    if (!this.available || this.closed) throw new ApiError('upstream_error', 'rendering is not available on this server')
+    const deadline = Date.now() + Math.min(opts.timeoutMs, this.opts.pageTimeoutMs)
+    await this.acquire(deadline, opts.signal)
+    let gen: Generation | null = null
+    let context: BrowserContext | null = null
+    try {
+      gen = await this.generation()
+      gen.inFlight++
+      gen.pages++
+      if (gen.pages >= this.opts.recyclePages) this.retire(gen, 'page count')
+      context = await gen.browser.newContext({
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+        userAgent: this.opts.userAgent,
+        viewport: { width: 1280, height: 1000 },
+      })
+      await context.addInitScript(NO_WEBRTC)
+      await context.route('**/*', (route) => (BLOCKED_TYPES.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.continue()))
+      const page = await context.newPage()
+      const result = await this.load(page, url, deadline, opts.signal)
+      this.rendered++
+      return result
+    } catch (e) {
+      throw this.toApiError(e, deadline)
+    } finally {
+      if (context) await context.close().catch(() => {})
+      if (gen) {
+        gen.inFlight--
+        this.checkMemory(gen)
+        if (gen.retiring && gen.inFlight === 0) void this.closeGeneration(gen)
+      }
+      this.release()
+    }
+  }
+
+  private async load(page: Page, url: string, deadline: number, signal?: AbortSignal): Promise<RenderedPage> {
+    let pending = 0
+    let lastActivity = Date.now()
+    const started = (_r: Request) => {
+      pending++
+      lastActivity = Date.now()
+    }
+    const ended = (_r: Request) => {
+      pending = Math.max(0, pending - 1)
+      lastActivity = Date.now()
+    }
+    page.on('request', started)
+    page.on('requestfinished', ended)
+    page.on('requestfailed', ended)
+    const left = () => Math.max(1, deadline - Date.now())
+    const abort = () => void page.close().catch(() => {})
+    signal?.addEventListener('abort', abort, { once: true })
+    try {
+      const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: left() })
+      if (response && (await response.headerValue(REFUSED_HEADER)) !== null) throw new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
+      // `load` may never come (a hanging subresource); the DOM is read anyway when it does not.
+      await page.waitForLoadState('load', { timeout: Math.min(left(), SETTLE_MAX_MS) }).catch(() => {})
+      const settle = async () => {
+        const until = Math.min(deadline, Date.now() + SETTLE_MAX_MS)
+        while (Date.now() < until && (pending > 0 || Date.now() - lastActivity < QUIET_MS)) await page.waitForTimeout(50)
+      }
+      await settle()
+      // Lazily loaded sections appear when scrolled into view.
+      await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)').catch(() => {})
+      // Observers fire a frame after the scroll and only then start their requests: wait for them.
+      lastActivity = Date.now()
+      await settle()
+      return { url: page.url(), status: response?.status() ?? 200, html: await page.content() }
+    } finally {
+      signal?.removeEventListener('abort', abort)
+    }
+  }
+
+  private toApiError(e: unknown, deadline: number): ApiError {
+    if (e instanceof ApiError) return e
+    const message = e instanceof Error ? e.message : String(e)
+    if (Date.now() >= deadline || /Timeout .*exceeded/.test(message)) {
+      return new ApiError('upstream_timeout', 'page was still being drawn when the rendering deadline ran out', { retryAfterSeconds: 5, cause: e })
+    }
+    // A tunnel the proxy refused, for the page itself.
+    if (/ERR_TUNNEL_CONNECTION_FAILED/.test(message)) return new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
+    return new ApiError('upstream_error', `page could not be rendered: ${message.split('\n')[0]!.slice(0, 200)}`, { retryAfterSeconds: 5, cause: e })
+  }
+
+  /** A bounded pool: at most `contexts` pages at once; others wait their turn within their deadline. */
+  private acquire(deadline: number, signal?: AbortSignal): Promise<void> {
+    if (this.inFlight < this.opts.contexts) {
+      this.inFlight++
+      return Promise.resolve()
+    }
+    return new Promise<void>((resolve, reject) => {
+      const fail = (err: ApiError) => {
+        const i = this.waiters.indexOf(go)
+        if (i >= 0) this.waiters.splice(i, 1)
+        clearTimeout(timer)
+        reject(err)
+      }
+      const go = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        this.inFlight++
+        resolve()
+      }
+      const onAbort = () => fail(new ApiError('upstream_timeout', 'page rendering was cancelled', { retryAfterSeconds: 5 }))
+      const timer = setTimeout(
+        () => fail(new ApiError('upstream_timeout', 'every browser context stayed busy until the deadline', { retryAfterSeconds: 5 })),
+        Math.max(0, deadline - Date.now()),
+      )
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.waiters.push(go)
+    })
+  }
+
+  private release() {
+    this.inFlight--
+    this.waiters.shift()?.()
+  }
+
+  private async generation(): Promise<Generation> {
+    if (this.current && !this.current.retiring && this.current.browser.isConnected()) return this.current
+    this.launching ??= this.launch().finally(() => {
+      this.launching = null
+    })
+    return this.launching
+  }
+
+  private async launch(): Promise<Generation> {
+    try {
+      this.proxy ??= await startGuardProxy({ policy: this.opts.policy })
+      const { chromium } = await import('playwright-core')
+      const marker = `--trawl-renderer=${randomUUID()}`
+      const browser = await chromium.launch({
+        executablePath: this.opts.executablePath!,
+        headless: true,
+        args: chromiumArgs(this.proxy.url, marker),
+        timeout: 30_000,
+      })
+      const gen: Generation = { browser, pid: findBrowserPid(marker), pages: 0, inFlight: 0, retiring: false }
+      browser.on('disconnected', () => {
+        this.open.delete(gen)
+        if (this.current === gen) this.current = null
+      })
+      this.current = gen
+      this.open.add(gen)
+      this.launched++
+      this.lastError = undefined
+      return gen
+    } catch (e) {
+      this.lastError = e instanceof Error ? e.message.split('\n')[0] : String(e)
+      this.opts.log?.warn({ err: e }, 'browser could not be launched')
+      throw new ApiError('upstream_error', `the browser could not be started: ${this.lastError}`, { retryAfterSeconds: 30, cause: e })
+    }
+  }
+
+  private checkMemory(gen: Generation) {
+    if (gen.retiring || !gen.pid || Date.now() - this.lastMemoryCheck < MEMORY_CHECK_MS) return
+    this.lastMemoryCheck = Date.now()
+    const { pssBytes } = treeMemory(gen.pid)
+    if (pssBytes > this.opts.maxRssMb * 1024 * 1024) this.retire(gen, `memory ${Math.round(pssBytes / 1048576)} MB`)
+  }
+
+  /** New pages go to a new browser; this one closes when its last page ends. */
+  private retire(gen: Generation, reason: string) {
+    if (gen.retiring) return
+    gen.retiring = true
+    if (this.current === gen) this.current = null
+    this.opts.log?.info({ pages: gen.pages, reason }, 'browser recycled')
+    if (gen.inFlight === 0) void this.closeGeneration(gen)
+  }
+
+  private async closeGeneration(gen: Generation) {
+    this.open.delete(gen)
+    await gen.browser.close().catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    const launching = this.launching
+    if (launching) await launching.catch(() => null)
+    this.current = null
+    await Promise.all([...this.open].map((gen) => this.closeGeneration(gen)))
+    await this.proxy?.close()
+    this.proxy = null
+  }
+}
+
+/** The server's renderer, from its Config: the same private-network rule as safeFetch. */
+export function createRenderer(config: {
+  allowPrivateNetwork: boolean
+  browser: Pick<RendererOptions, 'executablePath' | 'contexts' | 'pageTimeoutMs' | 'recyclePages' | 'maxRssMb'>
+}): Renderer {
+  return new Renderer({ ...config.browser, policy: config.allowPrivateNetwork ? allowAll : publicOnly })
+}
