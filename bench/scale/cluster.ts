@@ -7,32 +7,20 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs'
-import { createServer, Socket } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { openStore, type Store } from '../../src/store/database.ts'
+import { createTestDatabase, POSTGRES_ADMIN_URL } from '../../test/support/postgres.ts'
+import { reachable } from '../../test/support/reachable.ts'
 
 const TRAWL = new URL('../../bin/trawl.mjs', import.meta.url).pathname
 export const ADMIN_TOKEN = 'proof-admin-token-0123456789'
-const POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres'
 /** Where the spawned processes' logs go, one file per process. */
 export const LOG_DIR = join(tmpdir(), `trawl-proof-${process.pid}`)
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-export function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket()
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.once('error', () => done(false))
-    socket.connect(port, '127.0.0.1', () => done(true))
-  })
-}
 
 export async function waitFor<T>(check: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
   const until = Date.now() + timeoutMs
@@ -107,23 +95,8 @@ export async function ensureServers() {
   }
 }
 
-/** A fresh database for this run, dropped after. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `trawl_proof_${randomBytes(5).toString('hex')}`
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  return {
-    url: `postgres://postgres@127.0.0.1:5432/${name}`,
-    async drop() {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-      await c.connect()
-      await c.query(`drop database if exists ${name} with (force)`)
-      await c.end()
-    },
-  }
-}
+/** A fresh database for this run, dropped after (the tests' helper: same server, own name). */
+export const freshDatabase = createTestDatabase
 
 /** A Redis database index of its own (1-15; tests use 0), so the proof's keys never meet theirs. */
 export const proofRedisUrl = () => `redis://127.0.0.1:6379/${8 + Math.floor(Math.random() * 8)}`
@@ -275,6 +248,23 @@ export async function netByRequest(store: Store, accountId: string): Promise<Map
     byId.set(r.request_id as string, entry)
   }
   return byId
+}
+
+/**
+ * Each answered call's net ledger amount against what its answer said it cost
+ * (`X-Credits-Used`): more is double-billed, less is under-billed.
+ */
+export async function billingAgainstAnswers(store: Store, accountId: string, outcomes: { requestId: string | null; usedMc: number }[]) {
+  const net = await netByRequest(store, accountId)
+  let doubleBilled = 0
+  let underBilled = 0
+  for (const o of outcomes) {
+    if (!o.requestId) continue
+    const taken = net.get(o.requestId)?.netMc ?? 0
+    if (taken > o.usedMc) doubleBilled++
+    if (taken < o.usedMc) underBilled++
+  }
+  return { net, doubleBilled, underBilled }
 }
 
 export const credits = (mc: number) => String(mc / 1000)

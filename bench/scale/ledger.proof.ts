@@ -8,7 +8,19 @@
  */
 import { Agent } from 'undici'
 import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
-import { books, createAccount, credits, figures, freshDatabase, killAll, netByRequest, openBooks, proofRedisUrl, runProof, startApi } from './cluster.ts'
+import {
+  billingAgainstAnswers,
+  books,
+  createAccount,
+  credits,
+  figures,
+  freshDatabase,
+  killAll,
+  openBooks,
+  proofRedisUrl,
+  runProof,
+  startApi,
+} from './cluster.ts'
 
 const CALLS = Number(process.env.PROOF_CALLS ?? 2000)
 const CREDITS = Number(process.env.PROOF_CREDITS ?? 500)
@@ -57,15 +69,7 @@ await runProof(async () => {
     await dispatcher.close()
 
     const b = await books(store, accountId)
-    const net = await netByRequest(store, accountId)
-    let doubleBilled = 0
-    let underBilled = 0
-    for (const o of outcomes) {
-      if (!o.requestId) continue
-      const taken = net.get(o.requestId)?.netMc ?? 0
-      if (taken > o.usedMc) doubleBilled++
-      if (taken < o.usedMc) underBilled++
-    }
+    const { net, doubleBilled, underBilled } = await billingAgainstAnswers(store, accountId, outcomes)
     // Ledger rows of requests nobody got an answer for.
     const answered = new Set(outcomes.map((o) => o.requestId))
     const orphans = [...net.entries()].filter(([id, n]) => !answered.has(id) && n.netMc !== 0).length

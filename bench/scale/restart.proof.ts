@@ -11,7 +11,9 @@
 import { Agent } from 'undici'
 import { refundStaleReservations, STALE_RESERVATION_MS } from '../../src/features/credits/credits.service.ts'
 import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
+import { reachable } from '../../test/support/reachable.ts'
 import {
+  billingAgainstAnswers,
   books,
   createAccount,
   credits,
@@ -19,12 +21,10 @@ import {
   figures,
   freshDatabase,
   killAll,
-  netByRequest,
   openBooks,
   postgresCtl,
   postgresUp,
   proofRedisUrl,
-  reachable,
   redisCtl,
   runProof,
   sleep,
@@ -154,15 +154,7 @@ await runProof(async () => {
     const before = await books(store, accountId)
     const swept = await refundStaleReservations(store, Date.now() + STALE_RESERVATION_MS + 1000)
     const b = await books(store, accountId)
-    const net = await netByRequest(store, accountId)
-    let doubleBilled = 0
-    let underBilled = 0
-    for (const o of outcomes) {
-      if (!o.requestId) continue
-      const taken = net.get(o.requestId)?.netMc ?? 0
-      if (taken > o.usedMc) doubleBilled++
-      if (taken < o.usedMc) underBilled++
-    }
+    const { doubleBilled, underBilled } = await billingAgainstAnswers(store, accountId, outcomes)
     const succeeded = outcomes.filter((o) => o.status === 200).length
     const unavailable = outcomes.filter((o) => o.status === 503 && o.code === 'unavailable').length
     const internal = outcomes.filter((o) => o.status === 500).length

@@ -1,22 +1,10 @@
-import { Socket } from 'node:net'
+import { reachable } from './reachable.ts'
 
 /**
  * Whether the machine's PostgreSQL and Redis answer. CI (CI=true) always runs their tests, and
  * starts the servers in .ci/run, so a missing server there fails loudly; on a developer machine
  * with only Node.js, `npm test` skips those suites and says so instead of failing.
  */
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket()
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.once('error', () => done(false))
-    socket.connect(port, '127.0.0.1', () => done(true))
-  })
-}
 
 const inCi = process.env.CI === 'true' || process.env.CI === '1'
 
