@@ -36,7 +36,8 @@ export function detectGoogleBlock(res: GoogleResponse): GoogleBlock | null {
 /** Why an HTML body is a block page rather than results, or undefined. */
 export function detectGoogleBlockInHtml(body: string): string | undefined {
   if (!body) return undefined
-  if (/<form[^>]+id=["']?captcha-form/i.test(body)) return 'CAPTCHA form'
+  // The cheap substring test first: the regex alone tries every `<form` across a 1-2 MB page.
+  if (/captcha-form/i.test(body) && /<form[^>]+id=["']?captcha-form/i.test(body)) return 'CAPTCHA form'
   // A real result page is large; the interstitials are small documents, so body-wide probes are safe.
   if (body.length < 20_000) {
     if (/\/sorry\/(index|image)|sorry\.google\.com/i.test(body)) return 'Google "unusual traffic" page'

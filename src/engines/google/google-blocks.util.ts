@@ -52,11 +52,11 @@ function labelCandidates($: CheerioAPI): Element[] {
   const doc = $.root()[0] as AnyNode
   const cached = labelCache.get(doc)
   if (cached) return cached
-  const lengths = textLengths($)
+  textLengths($)
   // `h1, h2, h3, h4, [role="heading"], span, div` with 1 to 80 characters of text.
   const found = domIndex(doc).findAll(doc, (el) => {
     if (!LABEL_TAGS.has(el.name) && el.attribs.role !== 'heading') return false
-    const len = lengths.get(el) ?? 0
+    const len = (el as Sized)[LENGTH] ?? 0
     return len > 0 && len <= 80
   })
   labelCache.set(doc, found)
@@ -65,31 +65,33 @@ function labelCandidates($: CheerioAPI): Element[] {
 
 /** The element's text when it is at most `max` characters long. */
 export function shortText($: CheerioAPI, el: Element, max: number): string | undefined {
-  const len = textLengths($).get(el) ?? 0
+  textLengths($)
+  const len = (el as Sized)[LENGTH] ?? 0
   return len > 0 && len <= max ? textOf(el) : undefined
 }
 
 // Text length of every element, computed in one pass per document: label lookups run several
-// times per page and would otherwise walk big subtrees again and again.
-const lengthCache = new WeakMap<AnyNode, Map<Element, number>>()
+// times per page and would otherwise walk big subtrees again and again. Each length is kept on its
+// element (like textOf's cache; a Map of thousands of entries cost more to fill and to collect);
+// a subtree's length does not depend on the document root it was reached from.
+const LENGTH = Symbol('textLength')
+type Sized = Element & { [LENGTH]?: number }
+const measured = new WeakSet<AnyNode>()
 
-function textLengths($: CheerioAPI): Map<Element, number> {
+function textLengths($: CheerioAPI): void {
   const doc = $.root()[0] as AnyNode
-  const cached = lengthCache.get(doc)
-  if (cached) return cached
-  const lengths = new Map<Element, number>()
+  if (measured.has(doc)) return
   const walk = (n: AnyNode): number => {
     if (n.type === 'text') return (n as unknown as { data: string }).data.trim().length
     const kids = (n as { children?: AnyNode[] }).children
     if (!kids || (isElement(n) && (n.name === 'script' || n.name === 'style'))) return 0
     let sum = 0
     for (const k of kids) sum += walk(k)
-    if (isElement(n)) lengths.set(n, sum)
+    if (isElement(n)) (n as Sized)[LENGTH] = sum
     return sum
   }
   walk(doc)
-  lengthCache.set(doc, lengths)
-  return lengths
+  measured.add(doc)
 }
 
 function isDescendant(node: AnyNode, of: AnyNode): boolean {

@@ -2,7 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument } from 'htmlparser2'
-import { domIndex } from '../parse/dom-index.ts'
+import { domIndex, type Positions } from '../parse/dom-index.ts'
 import { normText } from '../parse/text.ts'
 
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'textarea', 'input', 'select', 'button'])
@@ -112,7 +112,7 @@ export function isInside(el: AnyNode, container: AnyNode): boolean {
 }
 
 /** Document-order index of every element, for "does A come before B" checks. */
-export function documentOrder($: CheerioAPI): Map<Element, number> {
+export function documentOrder($: CheerioAPI): Positions {
   return domIndex($.root()[0] as AnyNode).order
 }
 

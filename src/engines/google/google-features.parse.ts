@@ -2,7 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { PeopleAlsoAsk, RelatedSearch } from '../engine.types.ts'
-import { domIndex } from '../parse/dom-index.ts'
+import { domIndex, type Positions } from '../parse/dom-index.ts'
 import { closestMatch, selectAll, selectOne } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { bestTextBlock, findLabels, regionOf, searchQueryOf, shortText } from './google-blocks.util.ts'
@@ -135,7 +135,7 @@ function answerOf($: CheerioAPI, scope: Element, question: string): { snippet?: 
  * Query suggestions under "Related searches" (and "People also search for" outside a knowledge
  * panel). Only the links between the label and the next section heading belong to it.
  */
-export function relatedSearchesOf($: CheerioAPI, scope: AnyNode, exclude: Element[], order: Map<Element, number>): RelatedSearch[] {
+export function relatedSearchesOf($: CheerioAPI, scope: AnyNode, exclude: Element[], order: Positions): RelatedSearch[] {
   const out: RelatedSearch[] = []
   const seen = new Set<string>()
   const add = (value: string) => {
@@ -168,7 +168,7 @@ export function relatedSearchesOf($: CheerioAPI, scope: AnyNode, exclude: Elemen
 }
 
 /** Document position of the first section heading after `label` inside `region`. */
-function nextSectionStart($: CheerioAPI, region: Element, label: Element, order: Map<Element, number>): number {
+function nextSectionStart($: CheerioAPI, region: Element, label: Element, order: Positions): number {
   const from = order.get(label) ?? 0
   let end = Number.POSITIVE_INFINITY
   for (const h of selectAll($, region, 'h2, [role="heading"][aria-level="2"]')) {

@@ -2,6 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { Ad, LocalPlace, TopStory } from '../engine.types.ts'
+import type { Positions } from '../parse/dom-index.ts'
 import { closestMatch, matches, selectAll, selectOne } from '../parse/select.ts'
 import { domainOf } from '../parse/text.ts'
 import { bestTextBlock, findLabels, linesOf, regionOf } from './google-blocks.util.ts'
@@ -150,7 +151,7 @@ export function topStoriesOf($: CheerioAPI, scope: AnyNode): TopStory[] {
  * ads (the "Sponsored products" cards). Product ads beside the results (right-hand column) count
  * as `top`: they are shown at the top of the page, next to the first results.
  */
-export function adsOf($: CheerioAPI, scope: AnyNode, order: Map<Element, number>, firstOrganic: number): Ad[] {
+export function adsOf($: CheerioAPI, scope: AnyNode, order: Positions, firstOrganic: number): Ad[] {
   const products = productAdUnits($, scope)
   const inProduct = (el: Element) => products.some((u) => isInside(el, u))
   const texts: Element[] = selectAll($, scope, '[data-text-ad]')

@@ -5,7 +5,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { OrganicResult, Sitelink } from '../engine.types.ts'
-import { closest, domIndex, hasClass } from '../parse/dom-index.ts'
+import { closest, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
 import { domainOf, normText } from '../parse/text.ts'
 import { bestTextBlock, hasBlockChild, lineOf } from './google-blocks.util.ts'
 import { compact, isElement, isInside, looksLikeBreadcrumb, looksLikeDate, resultUrl, splitLeadingDate, textOf } from './google-dom.util.ts'
@@ -35,7 +35,7 @@ interface Draft {
 const CHROME_TEXT =
   /^(cached|similar|learn why|learn more|translate this page|en cache|similaires|traduire cette page|more results from .*|read more|more items\.*)$/i
 
-export function parseOrganic($: CheerioAPI, root: Element, order: Map<Element, number>, opts: RegionOptions = {}): OrganicParse {
+export function parseOrganic($: CheerioAPI, root: Element, order: Positions, opts: RegionOptions = {}): OrganicParse {
   const { candidates, features } = mapRegions($, root, order, opts)
   const byLinks = opts.titles === 'links'
   const drafts: Draft[] = []

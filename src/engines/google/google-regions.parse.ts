@@ -5,7 +5,7 @@
  */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
-import { closest, domIndex, hasClass } from '../parse/dom-index.ts'
+import { closest, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
 import { selectAll } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { findLabels } from './google-blocks.util.ts'
@@ -52,7 +52,7 @@ const NON_RESULT_SECTION =
 const HEADER_NOISE = /you will see more english now\.?|about this result|feedback/gi
 
 /** Collects candidates inside `root` and the feature regions that cover some of them. */
-export function mapRegions($: CheerioAPI, root: Element, order: Map<Element, number>, opts: RegionOptions = {}): RegionMap {
+export function mapRegions($: CheerioAPI, root: Element, order: Positions, opts: RegionOptions = {}): RegionMap {
   const byAnchor = opts.titles === 'links' ? linkTitles($, root) : headingTitles($, root)
 
   // How many candidates sit under each element: a container is the top of a single-candidate chain.

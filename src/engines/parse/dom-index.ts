@@ -8,11 +8,23 @@ import type { AnyNode, Element } from 'domhandler'
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script' || node.type === 'style'
 
-export class DomIndex {
+/** Document-order positions of a page's elements (`get` is undefined for a node of another tree). */
+export interface Positions {
+  get(el: Element): number | undefined
+}
+
+// Positions are kept on the nodes themselves, with the index that set them (a subtree may get an
+// index of its own): a property read is several times cheaper than a Map lookup, and a page's
+// thousands of Map entries were a good part of the garbage left per parse.
+const POS = Symbol('position')
+const OWNER = Symbol('index')
+type Positioned = Element & { [POS]?: number; [OWNER]?: DomIndex }
+
+export class DomIndex implements Positions {
   /** Every element, in document order. */
   readonly elements: Element[] = []
   /** Document-order position of each element. */
-  readonly order = new Map<Element, number>()
+  readonly order: Positions = this
   /** Position of each element's last descendant (its own position when it has none), by position. */
   private readonly last: number[] = []
   private ids?: Map<string, Element[]>
@@ -24,7 +36,8 @@ export class DomIndex {
       const element = isElement(n)
       const at = this.elements.length
       if (element) {
-        this.order.set(n, at)
+        ;(n as Positioned)[POS] = at
+        ;(n as Positioned)[OWNER] = this
         this.elements.push(n)
         const tagged = this.byTag.get(n.name)
         if (tagged) tagged.push(at)
@@ -35,6 +48,11 @@ export class DomIndex {
       if (element) this.last[at] = this.elements.length - 1
     }
     walk(root)
+  }
+
+  /** Document-order position of `el`, undefined when this index does not hold it. */
+  get(el: Element): number | undefined {
+    return (el as Positioned)[OWNER] === this ? (el as Positioned)[POS] : undefined
   }
 
   /** Positions (ascending) of the elements with this tag name. */
@@ -61,7 +79,7 @@ export class DomIndex {
   /** The range of positions strictly inside `scope`: the whole page for the root, undefined for a node of another tree. */
   range(scope: AnyNode): [number, number] | undefined {
     if (scope === this.root) return [isElement(scope) ? 1 : 0, this.elements.length - 1]
-    const at = this.order.get(scope as Element)
+    const at = this.get(scope as Element)
     if (at === undefined) return undefined
     return [at + 1, this.last[at] ?? at]
   }
@@ -91,7 +109,7 @@ export class DomIndex {
 
   /** True when `el` is strictly inside `scope`. */
   inside(el: Element, scope: AnyNode): boolean {
-    const at = this.order.get(el)
+    const at = this.get(el)
     const range = this.range(scope)
     if (at === undefined || !range) return isDescendant(el, scope)
     return at >= range[0] && at <= range[1]

@@ -41,6 +41,16 @@ describe('dropRawText', () => {
     for (const name of names) sameTree(readFixture(`serp/${name}`).toString('utf8'))
   })
 
+  it('optionally cuts inline data and unused attributes, keeping the rest of each tag', () => {
+    const data = `data:image/png;base64,${'A'.repeat(300)}`
+    const opts = { cutDataUris: true, dropAttributes: new Set(['jsname']) }
+    expect(dropRawText(`<a jsname="x" href="y">t</a><img src="${data}" alt='${data}'><script>1</script>`, opts)).toBe(
+      `<a  href="y">t</a><img src="data:image/png;base64," alt='data:image/png;base64,'><script></script>`,
+    )
+    // Without whitespace before it the name would start a self-closing `/>`: left as it is.
+    expect(dropRawText('<a/jsname="x">t</a><b jsname=x>u</b>', opts)).toBe('<a/jsname="x">t</a><b jsname=x>u</b>')
+  })
+
   it('loadPage reads text and attributes as cheerio over htmlparser2 does', () => {
     const $ = loadPage('<div id="a" data-x="1">One &amp; two<script>var x = "<b>"</script></div>')
     expect($('#a').text()).toBe('One & two')

@@ -36,10 +36,14 @@ for (const name of RAW_TEXT) END_TAG[name] = new RegExp(`</${name}[\\t\\n\\f\\r 
  * `html` with the content of every <script> and <style> element removed (the tags stay). Tag,
  * comment and raw-text boundaries are found exactly as htmlparser2's tokenizer finds them (its
  * states are mirrored here), so the tree built from the result equals the tree built from `html`
- * with those elements' text emptied. Text, attributes and every other element are untouched.
+ * with those elements' text emptied. Text, attributes and every other element are untouched,
+ * unless `opts` asks for attribute cuts.
  */
-export function dropRawText(html: string): string {
+export function dropRawText(html: string, opts: DropOptions = {}): string {
   const parts: string[] = []
+  // Stretches of the current tag's attributes to leave out (see DropOptions), when asked for.
+  const trim: Trim | undefined = opts.cutDataUris || opts.dropAttributes ? { ...opts, cuts: [] } : undefined
+  const cuts = trim?.cuts
   let kept = 0 // start of the next part to copy
   let i = 0
   const n = html.length
@@ -58,8 +62,15 @@ export function dropRawText(html: string): string {
       const length = j - lt - 1
       // Only names of raw-text elements' lengths are worth a string.
       const name = length === 3 || length === 5 || length === 6 || length === 8 ? html.slice(lt + 1, j).toLowerCase() : ''
-      const end = endOfOpenTag(html, j)
+      const end = endOfOpenTag(html, j, trim)
       if (end < 0) break
+      if (cuts?.length) {
+        for (let k = 0; k < cuts.length; k += 2) {
+          parts.push(html.slice(kept, cuts[k]))
+          kept = cuts[k + 1] as number
+        }
+        cuts.length = 0
+      }
       i = (end >> 1) + 1
       if (RAW_TEXT.has(name) && (end & 1) === 0) {
         const re = END_TAG[name] as RegExp
@@ -79,6 +90,46 @@ export function dropRawText(html: string): string {
   if (kept === 0) return html
   parts.push(html.slice(kept))
   return parts.join('')
+}
+
+export interface DropOptions {
+  /**
+   * Also cut the payload of long quoted `data:` attribute values (inline base64 images), keeping
+   * `data:<type>,`: they are a third of some pages' markup and the tokenizer scans them char by
+   * char, yet readers only take http(s) image URLs. The tree then differs in those values only.
+   */
+  cutDataUris?: boolean
+  /**
+   * Lower-case names of attributes no reader of the page uses, left out with their quoted values
+   * (only where whitespace precedes the name, so the rest of the tag tokenizes as before): less
+   * markup to tokenize and fewer strings to collect.
+   */
+  dropAttributes?: ReadonlySet<string>
+}
+
+/** DropOptions plus the start and end pairs of the current tag's stretches to cut, in order. */
+interface Trim extends DropOptions {
+  cuts: number[]
+}
+
+// Shorter data URIs are not worth a cut.
+const MIN_DATA_URI = 256
+
+/** Records the cut, if any, of one attribute: name at [start, end), quoted value from `open` to `close`. */
+function trimAttribute(html: string, trim: Trim, start: number, end: number, open: number, close: number): void {
+  if (trim.dropAttributes && isWhitespace(html.charCodeAt(start - 1))) {
+    // Compared in place (no string per attribute); a name in other case is just kept, which is safe.
+    for (const name of trim.dropAttributes) {
+      if (name.length === end - start && html.startsWith(name, start)) {
+        trim.cuts.push(start, close + 1)
+        return
+      }
+    }
+  }
+  if (trim.cutDataUris && close - open > MIN_DATA_URI && html.startsWith('data:', open + 1)) {
+    const comma = html.indexOf(',', open + 6)
+    if (comma > 0 && comma < close) trim.cuts.push(comma + 1, close)
+  }
 }
 
 /** Position after `at`, or -1 (the document ends inside the construct) when `at` is -1. */
@@ -114,16 +165,21 @@ enum S {
  * states (a `>` inside a quoted value does not end the tag): its position times two, plus one
  * when the tag is self-closing (`/>`); -1 when the document ends first.
  */
-function endOfOpenTag(html: string, from: number): number {
+function endOfOpenTag(html: string, from: number, trim?: Trim): number {
   const n = html.length
   let state = S.Before
+  let nameStart = 0 // of the current attribute, for `trim`
+  let nameEnd = 0
   for (let i = from; i < n; i++) {
     const c = html.charCodeAt(i)
     switch (state) {
       case S.Before:
         if (c === C.Gt) return i * 2
         if (c === C.Slash) state = S.SelfClosing
-        else if (!isWhitespace(c)) state = S.Name
+        else if (!isWhitespace(c)) {
+          state = S.Name
+          nameStart = i
+        }
         break
       case S.SelfClosing:
         if (c === C.Gt) return i * 2 + 1
@@ -135,6 +191,7 @@ function endOfOpenTag(html: string, from: number): number {
       case S.Name:
         if (c === C.Eq || isEndOfTagSection(c)) {
           state = S.AfterName
+          nameEnd = i
           i--
         }
         break
@@ -143,12 +200,16 @@ function endOfOpenTag(html: string, from: number): number {
         else if (c === C.Slash || c === C.Gt) {
           state = S.Before
           i--
-        } else if (!isWhitespace(c)) state = S.Name
+        } else if (!isWhitespace(c)) {
+          state = S.Name
+          nameStart = i
+        }
         break
       case S.BeforeValue:
         if (c === C.DoubleQuote || c === C.SingleQuote) {
           const close = html.indexOf(c === C.DoubleQuote ? '"' : "'", i + 1)
           if (close < 0) return -1
+          if (trim) trimAttribute(html, trim, nameStart, nameEnd, i, close)
           i = close
           state = S.Before
         } else if (!isWhitespace(c)) {
@@ -171,6 +232,6 @@ function endOfOpenTag(html: string, from: number): number {
  * A cheerio document over htmlparser2's tree (several times faster to build than parse5's, and
  * the tree the parsers were written against), with script and style content left out.
  */
-export function loadPage(html: string): cheerio.CheerioAPI {
-  return cheerio.load(dropRawText(html), { xml: { xmlMode: false, decodeEntities: true } })
+export function loadPage(html: string, opts: DropOptions = {}): cheerio.CheerioAPI {
+  return cheerio.load(dropRawText(html, opts), { xml: { xmlMode: false, decodeEntities: true } })
 }
