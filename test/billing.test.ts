@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { refundStaleReservations, reserve, STALE_RESERVATION_MS } from '../src/features/credits/credits.service.ts'
+import { charge, type Payer, refundStaleReservations, reserve, STALE_RESERVATION_MS, settle } from '../src/features/credits/credits.service.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
@@ -111,6 +111,31 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
       upstream.handle(htmlPage(RESULTS_PAGE))
       expect(await expectBooksBalanced(trawl, id)).toBe(3)
     })
+
+    test('2,000 simultaneous charges and reservations: every debit in the ledger, the balance exact, none overdrawn', async () => {
+      const { id, key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 100_000, credits: 900 })
+      const { keyId } = await trawl.services.keys.resolve(key)
+      const payer: Payer = { accountId: id, keyId, keyLimitMc: null }
+      const store = trawl.services.store
+      // Half are cache hits (charge 0.5), half are live calls (reserve 1, settle to 1 or to 0.5).
+      const calls = Array.from({ length: 2000 }, async (_, i) => {
+        if (i % 2 === 0) return charge(store, payer, 500, `req_hit_${i}`, '/v1/search').then(() => 500)
+        const held = await reserve(store, payer, 1000, `req_live_${i}`, '/v1/search')
+        await settle(store, held, i % 4 === 1 ? 1000 : 500)
+        return i % 4 === 1 ? 1000 : 500
+      })
+      const results = await Promise.allSettled(calls)
+      const spentMc = results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0)
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'insufficient_credits' })
+      expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThan(0) // the balance did run out
+      expect(await expectBooksBalanced(trawl, id)).toBe(900 - spentMc / 1000)
+      expect(900_000 - spentMc).toBeGreaterThanOrEqual(0)
+      const debits = await store.db.selectFrom('ledger').select('request_id').where('account_id', '=', id).where('kind', 'in', ['charge', 'reserve']).execute()
+      expect(debits).toHaveLength(results.filter((r) => r.status === 'fulfilled').length)
+      const usage = await store.db.selectFrom('usage_counters').selectAll().where('scope', '=', 'account').where('scope_id', '=', id).executeTakeFirstOrThrow()
+      expect(usage.credits_mc).toBe(spentMc)
+      expect(usage.requests).toBe(debits.length)
+    }, 120_000)
   })
 }
 

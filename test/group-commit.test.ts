@@ -5,8 +5,6 @@ import { charge, type Payer, reserve, settle } from '../src/features/credits/cre
 import type { GroupCommit } from '../src/store/group-commit.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
-import { createTestDatabase } from './support/postgres.ts'
-import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 const RESULTS_PAGE = fixture('serp/google/web-desktop/zlurad-coffee.html')
@@ -184,57 +182,3 @@ describe('group commit of debits on SQLite', () => {
     expect(await expectBooksBalanced(trawl, id)).toBe(left - 0.5 * ok.length)
   })
 })
-
-function exactLedgerSuite(name: string, env: () => Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>, skip = false) {
-  describe.skipIf(skip)(name, () => {
-    let trawl: Trawl
-    let upstream: FakeUpstream
-    let cleanup: () => Promise<void>
-    beforeAll(async () => {
-      upstream = await fakeUpstream(htmlPage(RESULTS_PAGE))
-      const e = await env()
-      cleanup = e.cleanup
-      trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '15000', ...e.env })
-    })
-    afterAll(async () => {
-      await trawl.close()
-      await upstream.close()
-      await cleanup()
-    })
-
-    test('2,000 simultaneous charges and reservations: every debit in the ledger, the balance exact, none overdrawn', async () => {
-      const { id, key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 100_000, credits: 900 })
-      const { keyId } = await trawl.services.keys.resolve(key)
-      const payer: Payer = { accountId: id, keyId, keyLimitMc: null }
-      const store = trawl.services.store
-      // Half are cache hits (charge 0.5), half are live calls (reserve 1, settle to 1 or to 0.5).
-      const calls = Array.from({ length: 2000 }, async (_, i) => {
-        if (i % 2 === 0) return charge(store, payer, 500, `req_hit_${i}`, '/v1/search').then(() => 500)
-        const held = await reserve(store, payer, 1000, `req_live_${i}`, '/v1/search')
-        await settle(store, held, i % 4 === 1 ? 1000 : 500)
-        return i % 4 === 1 ? 1000 : 500
-      })
-      const results = await Promise.allSettled(calls)
-      const spentMc = results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0)
-      for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'insufficient_credits' })
-      expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThan(0) // the balance did run out
-      expect(await expectBooksBalanced(trawl, id)).toBe(900 - spentMc / 1000)
-      expect(900_000 - spentMc).toBeGreaterThanOrEqual(0)
-      const debits = await store.db.selectFrom('ledger').select('request_id').where('account_id', '=', id).where('kind', 'in', ['charge', 'reserve']).execute()
-      expect(debits).toHaveLength(results.filter((r) => r.status === 'fulfilled').length)
-      const usage = await store.db.selectFrom('usage_counters').selectAll().where('scope', '=', 'account').where('scope_id', '=', id).executeTakeFirstOrThrow()
-      expect(usage.credits_mc).toBe(spentMc)
-      expect(usage.requests).toBe(debits.length)
-    }, 120_000)
-  })
-}
-
-exactLedgerSuite('exact ledger on SQLite', async () => ({ env: {}, cleanup: async () => {} }))
-exactLedgerSuite(
-  'exact ledger on PostgreSQL',
-  async () => {
-    const db = await createTestDatabase()
-    return { env: { TRAWL_DATABASE_URL: db.url }, cleanup: db.drop }
-  },
-  skipWithoutPostgres,
-)
