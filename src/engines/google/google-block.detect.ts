@@ -36,8 +36,11 @@ export function detectGoogleBlock(res: GoogleResponse): GoogleBlock | null {
 /** Why an HTML body is a block page rather than results, or undefined. */
 export function detectGoogleBlockInHtml(body: string): string | undefined {
   if (!body) return undefined
-  // The cheap substring test first: the regex alone tries every `<form` across a 1-2 MB page.
-  if (/captcha-form/i.test(body) && /<form[^>]+id=["']?captcha-form/i.test(body)) return 'CAPTCHA form'
+  // A native substring search first: on a 1-2 MB result page even a case-insensitive regex for
+  // the id costs more than half a millisecond, and the form regex tries every `<form`. Google
+  // writes the id in lower case; small documents (block pages are) are also checked in any case.
+  const mayHaveCaptcha = body.includes('captcha-form') || (body.length < 20_000 && /captcha-form/i.test(body))
+  if (mayHaveCaptcha && /<form[^>]+id=["']?captcha-form/i.test(body)) return 'CAPTCHA form'
   // A real result page is large; the interstitials are small documents, so body-wide probes are safe.
   if (body.length < 20_000) {
     if (/\/sorry\/(index|image)|sorry\.google\.com/i.test(body)) return 'Google "unusual traffic" page'

@@ -1,8 +1,8 @@
 /** Structural lookups shared by the feature parsers: section labels, text blocks, search links. */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
-import { domIndex } from '../parse/dom-index.ts'
-import { normText } from '../parse/text.ts'
+import { documentOf, domIndex } from '../parse/dom-index.ts'
+import { normText, trimmedLength } from '../parse/text.ts'
 import { isElement, textOf } from './google-dom.util.ts'
 
 const BLOCK = new Set(['div', 'p', 'ul', 'ol', 'li', 'table', 'tr', 'td', 'h1', 'h2', 'h3', 'h4', 'section'])
@@ -22,7 +22,7 @@ export function lineOf(el: Element, stop: Element): Element {
  * innermost match wins.
  */
 export function findLabels($: CheerioAPI, scope: AnyNode, label: RegExp): Element[] {
-  const doc = $.root()[0] as AnyNode
+  const doc = documentOf($)
   let byLabel = labelHits.get(doc)
   if (!byLabel) {
     byLabel = new Map()
@@ -49,7 +49,7 @@ const TEXT_BLOCK = new Set(['div', 'span', 'p', 'li'])
 const isA = (el: Element) => el.name === 'a'
 
 function labelCandidates($: CheerioAPI): Element[] {
-  const doc = $.root()[0] as AnyNode
+  const doc = documentOf($)
   const cached = labelCache.get(doc)
   if (cached) return cached
   textLengths($)
@@ -79,19 +79,21 @@ type Sized = Element & { [LENGTH]?: number }
 const measured = new WeakSet<AnyNode>()
 
 function textLengths($: CheerioAPI): void {
-  const doc = $.root()[0] as AnyNode
+  const doc = documentOf($)
   if (measured.has(doc)) return
-  const walk = (n: AnyNode): number => {
-    if (n.type === 'text') return (n as unknown as { data: string }).data.trim().length
-    const kids = (n as { children?: AnyNode[] }).children
-    if (!kids || (isElement(n) && (n.name === 'script' || n.name === 'style'))) return 0
-    let sum = 0
-    for (const k of kids) sum += walk(k)
-    if (isElement(n)) (n as Sized)[LENGTH] = sum
-    return sum
-  }
-  walk(doc)
+  measureText(doc)
   measured.add(doc)
+}
+
+/** Sets the trimmed text length of every element under `n` (itself included); returns `n`'s. */
+function measureText(n: AnyNode): number {
+  if (n.type === 'text') return trimmedLength((n as unknown as { data: string }).data)
+  const kids = (n as { children?: AnyNode[] }).children
+  if (!kids || (isElement(n) && (n.name === 'script' || n.name === 'style'))) return 0
+  let sum = 0
+  for (let i = 0; i < kids.length; i++) sum += measureText(kids[i] as AnyNode)
+  if (isElement(n)) (n as Sized)[LENGTH] = sum
+  return sum
 }
 
 function isDescendant(node: AnyNode, of: AnyNode): boolean {
@@ -120,7 +122,7 @@ export function regionOf(label: Element, stop: AnyNode, test: (el: Element) => b
 export function bestTextBlock($: CheerioAPI, scope: Element, skip: (el: Element) => boolean): string | undefined {
   let best: Element | undefined
   let bestText = ''
-  const index = domIndex($.root()[0] as AnyNode)
+  const index = domIndex(documentOf($))
   for (const el of index.findAll(scope, (x) => TEXT_BLOCK.has(x.name))) {
     if (skip(el) || hasBlockChild(el)) continue
     // Links trailing a snippet in the basic layout are sitelinks, not snippet words.

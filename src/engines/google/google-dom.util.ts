@@ -2,7 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import { DomUtils, parseDocument } from 'htmlparser2'
-import { domIndex, type Positions } from '../parse/dom-index.ts'
+import { documentOf, domIndex, type Positions } from '../parse/dom-index.ts'
 import { normText } from '../parse/text.ts'
 
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'textarea', 'input', 'select', 'button'])
@@ -22,11 +22,12 @@ export interface TextOptions {
 }
 
 /** Visible text of `node`, with block boundaries turned into spaces. */
-export function textOf(node: AnyNode | null | undefined, opts: TextOptions = {}): string {
+export function textOf(node: AnyNode | null | undefined, opts?: TextOptions): string {
   if (!node) return ''
   // Readers ask for the same element's text many times (labels, titles, snippet candidates); the
-  // parsers never change a tree, so the plain text is kept per node.
-  if (!opts.skip && !opts.skipHidden) {
+  // parsers never change a tree, so the plain text is kept per node. (No `{}` default for `opts`:
+  // an object per call, on the hottest path.)
+  if (!opts || (!opts.skip && !opts.skipHidden)) {
     // A wrapper around one element reads as that element (textOf trims the spaces a block adds).
     if (isElement(node) && node.children.length === 1 && !SKIPPED_TAGS.has(node.name) && node.name !== 'br') {
       const only = node.children[0]
@@ -61,11 +62,19 @@ function rawText(n: AnyNode): string {
   if (n.name === 'br') return ' '
   let raw = (n as Cached)[RAW]
   if (raw === undefined) {
-    // A wrapper around one element adds at most two spaces: not worth a string of its own.
+    // A wrapper around one element adds at most two spaces: not worth a string of its own. Nor
+    // is an element around one text node (most of them): its string is already there, and an
+    // element not given one more property keeps a smaller property store.
     const only = n.children.length === 1 ? n.children[0] : undefined
     if (only && isElement(only)) return INLINE_TAGS.has(n.name) ? rawText(only) : ` ${rawText(only)} `
+    if (only?.type === 'text') {
+      const data = (only as unknown as { data: string }).data
+      return INLINE_TAGS.has(n.name) ? data : ` ${data} `
+    }
     raw = ''
-    for (const c of n.children) raw += rawText(c)
+    // Indexed loops here and below: these walks run on every node, and a for-of allocates an iterator per call until optimised.
+    const kids = n.children
+    for (let i = 0; i < kids.length; i++) raw += rawText(kids[i] as AnyNode)
     if (!INLINE_TAGS.has(n.name)) raw = ` ${raw} `
     ;(n as Cached)[RAW] = raw
   }
@@ -87,7 +96,8 @@ function collectText(n: AnyNode, opts: TextOptions, parts: string[]): void {
   }
   const block = !INLINE_TAGS.has(n.name)
   if (block) parts.push(' ')
-  for (const c of n.children) collectText(c, opts, parts)
+  const kids = n.children
+  for (let i = 0; i < kids.length; i++) collectText(kids[i] as AnyNode, opts, parts)
   if (block) parts.push(' ')
 }
 
@@ -113,7 +123,7 @@ export function isInside(el: AnyNode, container: AnyNode): boolean {
 
 /** Document-order index of every element, for "does A come before B" checks. */
 export function documentOrder($: CheerioAPI): Positions {
-  return domIndex($.root()[0] as AnyNode).order
+  return domIndex(documentOf($)).order
 }
 
 const GOOGLE_HOST = /(^|\.)google\.[a-z.]{2,6}$/i

@@ -2,7 +2,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { PeopleAlsoAsk, RelatedSearch } from '../engine.types.ts'
-import { domIndex, type Positions } from '../parse/dom-index.ts'
+import { documentOf, domIndex, type Positions } from '../parse/dom-index.ts'
 import { closestMatch, selectAll, selectOne } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { bestTextBlock, findLabels, regionOf, searchQueryOf, shortText } from './google-blocks.util.ts'
@@ -16,7 +16,7 @@ const NOT_A_QUERY = /^(more results|see more|view all|more|feedback|show more|mo
 
 /** The printed result count ("About 1,230,000 results", "Environ 54 900 000 résultats"). */
 export function totalResultsOf($: CheerioAPI, html: string): number | undefined {
-  const statsEl = domIndex($.root()[0] as AnyNode).byId('result-stats')
+  const statsEl = domIndex(documentOf($)).byId('result-stats')
   const stats = statsEl ? normText($(statsEl).text()) : ''
   // Newer desktop pages ship the tools bar inside a script and insert it on load.
   const scripted = stats ? undefined : scriptedStats(html)
@@ -91,7 +91,7 @@ function accordionItems($: CheerioAPI, region: Element, label: Element): Accordi
     if (isInside(label, span) || isInside(span, label)) continue
     const parent = span.parent
     if (!isElement(parent) || parent.children.find(isElement) !== span || closestMatch(span, 'a')) continue
-    const panel = parent.children.filter(isElement).find((k) => k !== span && k.name === 'div')
+    const panel = siblingDiv(parent, span)
     const title = shortText($, span, 200)
     // Result titles are headings inside links; an answer panel only links its source.
     if (!panel || !title || selectOne($, panel, 'a h3, a [role="heading"]')) continue
@@ -104,6 +104,16 @@ function accordionItems($: CheerioAPI, region: Element, label: Element): Accordi
   }
   byLabel.set(label, items)
   return items
+}
+
+/** The first `div` child of `parent` other than `span` (no array per span: a region has thousands). */
+function siblingDiv(parent: Element, span: Element): Element | undefined {
+  const kids = parent.children
+  for (let i = 0; i < kids.length; i++) {
+    const k = kids[i]
+    if (k !== span && isElement(k) && k.name === 'div') return k
+  }
+  return undefined
 }
 
 interface AccordionItem {

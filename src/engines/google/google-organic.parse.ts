@@ -3,9 +3,9 @@
  * on mobile) outside the feature regions, read together with the container around it.
  */
 import type { CheerioAPI } from 'cheerio'
-import type { AnyNode, Element } from 'domhandler'
+import type { Element } from 'domhandler'
 import type { OrganicResult, Sitelink } from '../engine.types.ts'
-import { closest, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
+import { closest, documentOf, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
 import { domainOf, normText } from '../parse/text.ts'
 import { bestTextBlock, hasBlockChild, lineOf } from './google-blocks.util.ts'
 import { compact, isElement, isInside, looksLikeBreadcrumb, looksLikeDate, resultUrl, splitLeadingDate, textOf } from './google-dom.util.ts'
@@ -100,7 +100,7 @@ const isCite = (el: Element) => el.name === 'cite'
 const isLink = (el: Element) => el.name === 'a' && el.attribs.href !== undefined
 const isRoleText = (el: Element) => el.attribs.role === 'text'
 /** The page's element index (selectors run over it without re-walking the tree). */
-const find = ($: CheerioAPI) => domIndex($.root()[0] as AnyNode)
+const find = ($: CheerioAPI) => domIndex(documentOf($))
 
 function displayedLinkOf($: CheerioAPI, c: Candidate): string | undefined {
   const cite = find($).findFirst(c.container, (el) => el.name === 'cite' && !isInside(el, c.heading))

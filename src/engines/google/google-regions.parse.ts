@@ -5,7 +5,7 @@
  */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
-import { closest, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
+import { closest, documentOf, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
 import { selectAll } from '../parse/select.ts'
 import { normText } from '../parse/text.ts'
 import { findLabels } from './google-blocks.util.ts'
@@ -111,7 +111,7 @@ function headingTitles($: CheerioAPI, root: Element): Map<Element, Element> {
     for (let cur = el.parent; cur && cur !== root && isElement(cur); cur = cur.parent) if (test(cur)) return true
     return false
   }
-  const found = domIndex($.root()[0] as AnyNode).findAll(root, (el) =>
+  const found = domIndex(documentOf($)).findAll(root, (el) =>
     isTitleHeading(el) ? inRoot(el, isA) : isA(el) && el.attribs.href !== undefined && inRoot(el, isTitleHeading),
   )
   for (const el of found) {

@@ -6,9 +6,9 @@
  */
 
 import type { CheerioAPI } from 'cheerio'
-import type { AnyNode, Element } from 'domhandler'
+import type { Element } from 'domhandler'
 import type { ParsedSearchPage, ParseQuality } from '../engine.types.ts'
-import { domIndex, type Positions } from '../parse/dom-index.ts'
+import { documentOf, domIndex, type Positions } from '../parse/dom-index.ts'
 import { loadPage } from '../parse/html.ts'
 import { selectAll } from '../parse/select.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
@@ -40,9 +40,9 @@ const LEAN = {
 export function parseGoogleSearch(html: string, opts: ParseOptions = {}): ParsedSearchPage {
   if (!html || detectGoogleBlockInHtml(html)) return { results: [], parse_quality: 'empty' }
   const $ = loadPage(html, LEAN)
-  const index = domIndex($.root()[0] as AnyNode)
+  const index = domIndex(documentOf($))
   const layout = detectLayout($)
-  const body = (index.findFirst($.root()[0] as AnyNode, (el) => el.name === 'body') ?? $.root()[0]) as Element
+  const body = (index.findFirst(documentOf($), (el) => el.name === 'body') ?? documentOf($)) as Element
   // Organic results live in the centre column; side panels and ads are read separately. Should a
   // redesign move them out of it, the whole page is read instead.
   const root = index.byId('center_col') ?? index.byId('rso') ?? index.byId('main') ?? body
@@ -94,7 +94,7 @@ function readOrganic($: CheerioAPI, root: Element, body: Element, order: Positio
 
 /** Which Google layout the page is: it picks the knowledge-panel reader and feeds the quality verdict. */
 export function detectLayout($: CheerioAPI): GoogleLayout {
-  const doc = $.root()[0] as AnyNode
+  const doc = documentOf($)
   const index = domIndex(doc)
   if (index.byId('rso') || index.byId('center_col') || index.byId('search')) {
     // Desktop pages are fixed-width and carry no device-width viewport.
@@ -109,7 +109,7 @@ export function detectLayout($: CheerioAPI): GoogleLayout {
 
 /** Side panel and knowledge-panel fields: their "People also search for" lists entities, not queries. */
 function knowledgeScope($: CheerioAPI): Element[] {
-  return selectAll($, $.root()[0] as AnyNode, '#rhs, [data-attrid]')
+  return selectAll($, documentOf($), '#rhs, [data-attrid]')
 }
 
 /** `empty` only for a page without result markup: one with markup that yields nothing is `partial`. */

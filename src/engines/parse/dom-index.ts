@@ -4,6 +4,7 @@
  * comparisons. Readers that would run a CSS selector over the whole body again and again use it
  * instead; the parsers never change a tree, so the index stays true.
  */
+import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script' || node.type === 'style'
@@ -13,12 +14,12 @@ export interface Positions {
   get(el: Element): number | undefined
 }
 
-// Positions are kept on the nodes themselves, with the index that set them (a subtree may get an
-// index of its own): a property read is several times cheaper than a Map lookup, and a page's
-// thousands of Map entries were a good part of the garbage left per parse.
+// Positions are kept on the nodes themselves: a property read is several times cheaper than a Map
+// lookup, and a page's thousands of Map entries were a good part of the garbage left per parse. A
+// subtree may get an index of its own, which overwrites the positions of its nodes; an index
+// therefore trusts a position only when its own array holds the node there.
 const POS = Symbol('position')
-const OWNER = Symbol('index')
-type Positioned = Element & { [POS]?: number; [OWNER]?: DomIndex }
+type Positioned = Element & { [POS]?: number }
 
 export class DomIndex implements Positions {
   /** Every element, in document order. */
@@ -32,27 +33,29 @@ export class DomIndex implements Positions {
   private readonly byAttr = new Map<string, number[]>()
 
   constructor(private readonly root: AnyNode) {
-    const walk = (n: AnyNode) => {
-      const element = isElement(n)
-      const at = this.elements.length
-      if (element) {
-        ;(n as Positioned)[POS] = at
-        ;(n as Positioned)[OWNER] = this
-        this.elements.push(n)
-        const tagged = this.byTag.get(n.name)
-        if (tagged) tagged.push(at)
-        else this.byTag.set(n.name, [at])
-      }
-      const kids = (n as { children?: AnyNode[] }).children
-      if (kids) for (const k of kids) walk(k)
-      if (element) this.last[at] = this.elements.length - 1
+    this.walk(root)
+  }
+
+  /** Lists `n` and its subtree in document order (indexed loops: a for-of allocates an iterator per node until optimised). */
+  private walk(n: AnyNode): void {
+    const element = isElement(n)
+    const at = this.elements.length
+    if (element) {
+      ;(n as Positioned)[POS] = at
+      this.elements.push(n)
+      const tagged = this.byTag.get(n.name)
+      if (tagged) tagged.push(at)
+      else this.byTag.set(n.name, [at])
     }
-    walk(root)
+    const kids = (n as { children?: AnyNode[] }).children
+    if (kids) for (let i = 0; i < kids.length; i++) this.walk(kids[i] as AnyNode)
+    if (element) this.last[at] = this.elements.length - 1
   }
 
   /** Document-order position of `el`, undefined when this index does not hold it. */
   get(el: Element): number | undefined {
-    return (el as Positioned)[OWNER] === this ? (el as Positioned)[POS] : undefined
+    const at = (el as Positioned)[POS]
+    return at !== undefined && this.elements[at] === el ? at : undefined
   }
 
   /** Positions (ascending) of the elements with this tag name. */
@@ -124,9 +127,11 @@ export class DomIndex implements Positions {
   allById(id: string): Element[] {
     if (!this.ids) {
       this.ids = new Map()
-      for (const el of this.elements) {
-        const v = el.attribs.id
-        if (v === undefined) continue
+      // Only the elements that have an id: reading `attribs.id` off every element cost more.
+      const withId = this.positionsWithAttribute('id')
+      for (let i = 0; i < withId.length; i++) {
+        const el = this.elements[withId[i] as number] as Element
+        const v = el.attribs.id as string
         const list = this.ids.get(v)
         if (list) list.push(el)
         else this.ids.set(v, [el])
@@ -142,6 +147,20 @@ function isDescendant(node: AnyNode, of: AnyNode): boolean {
 }
 
 const cache = new WeakMap<AnyNode, DomIndex>()
+const documents = new WeakMap<CheerioAPI, AnyNode>()
+
+/**
+ * The document node of a loaded page, like `$.root()[0]`. Readers ask for it hundreds of times a
+ * page, and each `$.root()` builds two cheerio wrappers and their options.
+ */
+export function documentOf($: CheerioAPI): AnyNode {
+  let doc = documents.get($)
+  if (!doc) {
+    doc = $.root()[0] as AnyNode
+    documents.set($, doc)
+  }
+  return doc
+}
 
 /** The index of the document `root` (built on first use). */
 export function domIndex(root: AnyNode): DomIndex {

@@ -4,6 +4,8 @@
  * scanning them. `dropRawText` empties them with native string searches before the tree is built.
  */
 import * as cheerio from 'cheerio'
+import { type ChildNode, DomHandler } from 'domhandler'
+import { Parser } from 'htmlparser2'
 
 enum C {
   Tab = 9,
@@ -29,8 +31,6 @@ const isAsciiAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90
 // htmlparser2's raw-text elements: their content is text up to the matching end tag.
 const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp'])
 const DROPPED = new Set(['script', 'style'])
-const END_TAG: Record<string, RegExp> = {}
-for (const name of RAW_TEXT) END_TAG[name] = new RegExp(`</${name}[\\t\\n\\f\\r >]`, 'gi')
 
 /**
  * `html` with the content of every <script> and <style> element removed (the tags stay). Tag,
@@ -42,8 +42,8 @@ for (const name of RAW_TEXT) END_TAG[name] = new RegExp(`</${name}[\\t\\n\\f\\r 
 export function dropRawText(html: string, opts: DropOptions = {}): string {
   const parts: string[] = []
   // Stretches of the current tag's attributes to leave out (see DropOptions), when asked for.
-  const trim: Trim | undefined = opts.cutDataUris || opts.dropAttributes ? { ...opts, cuts: [] } : undefined
-  const cuts = trim?.cuts
+  const trim: Trim | undefined =
+    opts.cutDataUris || opts.dropAttributes ? { ...opts, cuts: [], count: 0, namesByLength: byLength(opts.dropAttributes) } : undefined
   let kept = 0 // start of the next part to copy
   let i = 0
   const n = html.length
@@ -59,29 +59,25 @@ export function dropRawText(html: string, opts: DropOptions = {}): string {
     } else if (isAsciiAlpha(c)) {
       let j = lt + 2
       while (j < n && !isEndOfTagSection(html.charCodeAt(j))) j++
-      const length = j - lt - 1
-      // Only names of raw-text elements' lengths are worth a string.
-      const name = length === 3 || length === 5 || length === 6 || length === 8 ? html.slice(lt + 1, j).toLowerCase() : ''
+      const name = rawTextName(html, lt + 1, j)
       const end = endOfOpenTag(html, j, trim)
       if (end < 0) break
-      if (cuts?.length) {
-        for (let k = 0; k < cuts.length; k += 2) {
-          parts.push(html.slice(kept, cuts[k]))
-          kept = cuts[k + 1] as number
+      if (trim?.count) {
+        for (let k = 0; k < trim.count; k += 2) {
+          parts.push(html.slice(kept, trim.cuts[k]))
+          kept = trim.cuts[k + 1] as number
         }
-        cuts.length = 0
+        trim.count = 0
       }
       i = (end >> 1) + 1
-      if (RAW_TEXT.has(name) && (end & 1) === 0) {
-        const re = END_TAG[name] as RegExp
-        re.lastIndex = i
-        const m = re.exec(html)
-        if (!m) break // unterminated: the rest of the document is its text
-        if (DROPPED.has(name) && m.index > i) {
+      if (name && (end & 1) === 0) {
+        const close = endTagAt(html, name, i)
+        if (close < 0) break // unterminated: the rest of the document is its text
+        if (DROPPED.has(name) && close > i) {
           parts.push(html.slice(kept, i))
-          kept = m.index
+          kept = close
         }
-        i = m.index
+        i = close
       }
     } else {
       i = lt + 1 // a `<` that starts no tag is text
@@ -110,26 +106,84 @@ export interface DropOptions {
 /** DropOptions plus the start and end pairs of the current tag's stretches to cut, in order. */
 interface Trim extends DropOptions {
   cuts: number[]
+  /** How many entries of `cuts` are the current tag's (the array is reused: emptying it would free its store every tag). */
+  count: number
+  /** `dropAttributes` by name length: an attribute is compared only with the names of its length. */
+  namesByLength: string[][]
+}
+
+/** The names grouped by length, in plain arrays: iterating a Set for every attribute allocated an iterator each time. */
+function byLength(names: ReadonlySet<string> | undefined): string[][] {
+  const out: string[][] = []
+  for (const name of names ?? []) {
+    const list = out[name.length]
+    if (list) list.push(name)
+    else out[name.length] = [name]
+  }
+  return out
 }
 
 // Shorter data URIs are not worth a cut.
 const MIN_DATA_URI = 256
 
+function cut(trim: Trim, start: number, end: number): void {
+  trim.cuts[trim.count++] = start
+  trim.cuts[trim.count++] = end
+}
+
 /** Records the cut, if any, of one attribute: name at [start, end), quoted value from `open` to `close`. */
 function trimAttribute(html: string, trim: Trim, start: number, end: number, open: number, close: number): void {
-  if (trim.dropAttributes && isWhitespace(html.charCodeAt(start - 1))) {
+  const names = trim.namesByLength[end - start]
+  if (names && isWhitespace(html.charCodeAt(start - 1))) {
     // Compared in place (no string per attribute); a name in other case is just kept, which is safe.
-    for (const name of trim.dropAttributes) {
-      if (name.length === end - start && html.startsWith(name, start)) {
-        trim.cuts.push(start, close + 1)
+    for (let k = 0; k < names.length; k++) {
+      if (html.startsWith(names[k] as string, start)) {
+        cut(trim, start, close + 1)
         return
       }
     }
   }
   if (trim.cutDataUris && close - open > MIN_DATA_URI && html.startsWith('data:', open + 1)) {
     const comma = html.indexOf(',', open + 6)
-    if (comma > 0 && comma < close) trim.cuts.push(comma + 1, close)
+    if (comma > 0 && comma < close) cut(trim, comma + 1, close)
   }
+}
+
+const RAW_TEXT_NAMES = [...RAW_TEXT]
+
+/**
+ * The raw-text element named by `html` from `start` to `end` (any case), or ''. Compared in place,
+ * as the tokenizer does (`c | 0x20`): a lower-cased slice per tag was a string for every <div>.
+ */
+function rawTextName(html: string, start: number, end: number): string {
+  for (let k = 0; k < RAW_TEXT_NAMES.length; k++) {
+    const name = RAW_TEXT_NAMES[k] as string
+    if (name.length === end - start && sameName(html, start, name)) return name
+  }
+  return ''
+}
+
+/**
+ * Position of the first `</name` (any case) followed by whitespace or `>` from `from` on, where
+ * the tokenizer ends a raw-text element; -1 when there is none. A native search for `</` and a
+ * compare in place: the case-insensitive regex it replaces was a good part of the pass on pages
+ * with a megabyte of inline script.
+ */
+function endTagAt(html: string, name: string, from: number): number {
+  for (let at = html.indexOf('</', from); at >= 0; at = html.indexOf('</', at + 2)) {
+    if (sameName(html, at + 2, name) && isEndTagEnd(html.charCodeAt(at + 2 + name.length))) return at
+  }
+  return -1
+}
+
+// `</script` must be followed by one of `\t\n\f\r >` (a `/` or the end of the document does not end the element).
+const isEndTagEnd = (c: number) => c === C.Space || c === C.Gt || c === C.Tab || c === C.NewLine || c === C.FormFeed || c === C.CarriageReturn
+
+/** `html` at `at` spells the lower-case ASCII `name` in any case. */
+function sameName(html: string, at: number, name: string): boolean {
+  let i = 0
+  while (i < name.length && (html.charCodeAt(at + i) | 0x20) === name.charCodeAt(i)) i++
+  return i === name.length
 }
 
 /** Position after `at`, or -1 (the document ends inside the construct) when `at` is -1. */
@@ -233,5 +287,31 @@ function endOfOpenTag(html: string, from: number, trim?: Trim): number {
  * the tree the parsers were written against), with script and style content left out.
  */
 export function loadPage(html: string, opts: DropOptions = {}): cheerio.CheerioAPI {
-  return cheerio.load(dropRawText(html, opts), { xml: { xmlMode: false, decodeEntities: true } })
+  // What cheerio.load(string) does with these options (htmlparser2's parseDocument), with this
+  // module's tree builder; cheerio takes a built document as it is.
+  const handler = new CompactDomHandler(undefined, PARSE_OPTIONS)
+  new Parser(handler, PARSE_OPTIONS).end(dropRawText(html, opts))
+  return cheerio.load(handler.root, LOAD_OPTIONS)
+}
+
+const LOAD_OPTIONS = { xml: { xmlMode: false, decodeEntities: true } }
+const PARSE_OPTIONS = LOAD_OPTIONS.xml
+
+/**
+ * domhandler's tree builder, giving an element its first child in an array of one: a push onto
+ * the empty array reserves 17 slots, and most elements of a result page hold a single child, so
+ * those unused slots were a tenth of what a page's tree allocates (and the scavenger copies).
+ * The document keeps its own array (the handler hands it out as `dom`).
+ */
+class CompactDomHandler extends DomHandler {
+  protected override addNode(node: ChildNode): void {
+    const parent = this.tagStack[this.tagStack.length - 1]
+    if (!parent || parent === this.root || parent.children.length > 0) {
+      super.addNode(node)
+      return
+    }
+    parent.children = [node]
+    node.parent = parent
+    this.lastNode = null
+  }
 }

@@ -9,7 +9,7 @@
  */
 import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
-import { type DomIndex, domIndex } from './dom-index.ts'
+import { type DomIndex, documentOf, domIndex } from './dom-index.ts'
 
 type Test = (el: Element) => boolean
 
@@ -109,12 +109,12 @@ export function matches(el: Element, selector: string, scope?: AnyNode): boolean
 
 /** Elements inside `scope` matching `selector`, in document order: `$(scope).find(selector).toArray()`. */
 export function selectAll($: CheerioAPI, scope: AnyNode, selector: string): Element[] {
-  return select(domIndex($.root()[0] as AnyNode), scope, selector, false)
+  return select(domIndex(documentOf($)), scope, selector, false)
 }
 
 /** The first element inside `scope` matching `selector`: `$(scope).find(selector)[0]`. */
 export function selectOne($: CheerioAPI, scope: AnyNode, selector: string): Element | undefined {
-  return select(domIndex($.root()[0] as AnyNode), scope, selector, true)[0]
+  return select(domIndex(documentOf($)), scope, selector, true)[0]
 }
 
 /**

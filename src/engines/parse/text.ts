@@ -19,7 +19,74 @@ const INVISIBLE_MARKS = /[\u200b-\u200f\u202a-\u202e\u2060\ufeff]/g
  * `collapse`, a zero-width space is deleted, not turned into a space.
  */
 export function normText(s: string | null | undefined, drop: RegExp = INVISIBLE_MARKS): string {
-  return (s ?? '').replace(drop, '').replace(/\s+/g, ' ').trim()
+  if (!s) return ''
+  if (drop !== INVISIBLE_MARKS) return s.replace(drop, '').replace(/\s+/g, ' ').trim()
+  // Result parsers normalise thousands of strings a page, most of them clean but for whitespace at
+  // the ends: one scan, and then the string itself or a slice of it, where the
+  // replace-replace-trim chain made three copies. Only other strings are rebuilt.
+  let start = 0
+  let end = s.length
+  while (start < end && isDropped(s.charCodeAt(start))) start++
+  while (end > start && isDropped(s.charCodeAt(end - 1))) end--
+  if (!isNormal(s, start, end)) return renormalise(s)
+  return start === 0 && end === s.length ? s : s.slice(start, end)
+}
+
+// What `\s` and `String.prototype.trim` treat as whitespace, and INVISIBLE_MARKS, by char code
+// (U+FEFF is both: it is deleted, as the invisible-mark replace ran first).
+const isSpaceCode = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c >= 0xa0 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000))
+const isInvisibleCode = (c: number): boolean => c >= 0x200b && (c <= 0x200f || (c >= 0x202a && c <= 0x202e) || c === 0x2060 || c === 0xfeff)
+
+const isDropped = (c: number): boolean => isSpaceCode(c) || isInvisibleCode(c)
+
+/** True when `s` from `start` to `end` (which are not whitespace) has no invisible mark and only single plain spaces. */
+function isNormal(s: string, start: number, end: number): boolean {
+  let prevSpace = false
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 32) {
+      if (prevSpace) return false
+      prevSpace = true
+    } else if (isDropped(c)) {
+      return false
+    } else prevSpace = false
+  }
+  return true
+}
+
+/** normText's result built from runs of kept characters, one space where whitespace separated two runs. */
+function renormalise(s: string): string {
+  let out = ''
+  let runStart = -1 // start of the current run of kept characters
+  let space = false // whitespace seen since the last run, after some text
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    const invisible = isInvisibleCode(c)
+    if (invisible || isSpaceCode(c)) {
+      if (runStart >= 0) {
+        out += s.slice(runStart, i)
+        runStart = -1
+      }
+      if (!invisible && out !== '') space = true
+    } else if (runStart < 0) {
+      if (space) out += ' '
+      space = false
+      runStart = i
+    }
+  }
+  return runStart >= 0 ? out + s.slice(runStart) : out
+}
+
+/** `s.trim().length`, without the copy. */
+export function trimmedLength(s: string): number {
+  let start = 0
+  let end = s.length
+  while (start < end && (isSpaceCode(s.charCodeAt(start)) || s.charCodeAt(start) === 0xfeff)) start++
+  while (end > start && (isSpaceCode(s.charCodeAt(end - 1)) || s.charCodeAt(end - 1) === 0xfeff)) end--
+  return end - start
 }
 
 /** Plain text of a string that may hold markup (<strong>) and entities (&#x27;), collapsed. */
