@@ -1,4 +1,6 @@
+import type { Document } from 'domhandler'
 import { Parser } from 'htmlparser2'
+import { replayDom, type TagEvents } from '../reading/dom.utils.ts'
 
 export interface PageLink {
   url: string
@@ -11,34 +13,44 @@ export interface PageLink {
  * are kept (they are still pages of the site). A streaming parse: no DOM is built.
  */
 export function extractPageLinks(html: string, pageUrl: string): PageLink[] {
+  const collector = pageLinkCollector(pageUrl)
+  const parser = new Parser(collector, { decodeEntities: true })
+  parser.write(html)
+  parser.end()
+  return collector.links
+}
+
+/** The same links from a page the reader has parsed already (before it prunes the tree). */
+export function pageLinksOf(doc: Document, pageUrl: string): PageLink[] {
+  const collector = pageLinkCollector(pageUrl)
+  replayDom(doc.children, collector)
+  return collector.links
+}
+
+function pageLinkCollector(pageUrl: string): TagEvents & { links: PageLink[] } {
   const links: PageLink[] = []
   let base = pageUrl
   let open: { href: string; text: string } | null = null
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (name === 'base' && attrs.href) {
-          const resolved = resolve(attrs.href, pageUrl)
-          if (resolved) base = resolved
-        } else if (name === 'a' && attrs.href) {
-          open = { href: attrs.href, text: '' }
-        }
-      },
-      ontext(text) {
-        if (open && open.text.length < 300) open.text += text
-      },
-      onclosetag(name) {
-        if (name !== 'a' || !open) return
-        const url = resolve(open.href, base)
-        if (url) links.push({ url, text: open.text.replace(/\s+/g, ' ').trim() })
-        open = null
-      },
+  return {
+    links,
+    onopentag(name, attrs) {
+      if (name === 'base' && attrs.href) {
+        const resolved = resolve(attrs.href, pageUrl)
+        if (resolved) base = resolved
+      } else if (name === 'a' && attrs.href) {
+        open = { href: attrs.href, text: '' }
+      }
     },
-    { decodeEntities: true },
-  )
-  parser.write(html)
-  parser.end()
-  return links
+    ontext(text) {
+      if (open && open.text.length < 300) open.text += text
+    },
+    onclosetag(name) {
+      if (name !== 'a' || !open) return
+      const url = resolve(open.href, base)
+      if (url) links.push({ url, text: open.text.replace(/\s+/g, ' ').trim() })
+      open = null
+    },
+  }
 }
 
 function resolve(href: string, base: string): string | null {

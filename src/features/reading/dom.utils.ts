@@ -187,3 +187,35 @@ export function absoluteUrl(href: string | undefined, base: string, allowData = 
     return undefined
   }
 }
+
+/** The parse events a streaming handler (htmlparser2's `Handler`) receives, as far as the readers here use them. */
+export interface TagEvents {
+  onopentag(name: string, attribs: Record<string, string>): void
+  ontext(text: string): void
+  onclosetag(name: string): void
+}
+
+/**
+ * Replays an already built DOM as the open/text/close events a streaming parse of the same page
+ * would give (the tree was built from those very events, implied closes included), so a reader
+ * written as a streaming handler runs on a page the reader has parsed once already instead of
+ * tokenizing it again. Adjacent text comes as one event where the stream may have split it.
+ */
+export function replayDom(nodes: readonly AnyNode[], events: TagEvents): void {
+  // Iterative: a page of thousands of unclosed tags nests as deep, deeper than the call stack goes.
+  const stack: { nodes: readonly AnyNode[]; next: number; closing?: string }[] = [{ nodes, next: 0 }]
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!
+    if (top.next >= top.nodes.length) {
+      stack.pop()
+      if (top.closing !== undefined) events.onclosetag(top.closing)
+      continue
+    }
+    const node = top.nodes[top.next++]!
+    if (node.type === 'text') events.ontext((node as AnyNode & { data: string }).data)
+    else if (isElement(node)) {
+      events.onopentag(node.name, node.attribs)
+      stack.push({ nodes: node.children, next: 0, closing: node.name })
+    }
+  }
+}

@@ -13,7 +13,7 @@ import { rankHighlights } from './highlights.rank.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
 import type { Highlight, PageMetadata, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
 import type { RenderMode } from './render.decide.ts'
-import { renderIfNeeded } from './render.read.ts'
+import { judgesContent, renderIfNeeded } from './render.read.ts'
 
 /**
  * One page, fetched safely, read, cached: the path shared by /v1/webpage, /v1/extract, search
@@ -187,14 +187,15 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
       includeLinks: opts.includeLinks,
       includeImages: opts.includeImages,
       discoverLinks: opts.discoverLinks,
+      shellSignals: judgesContent(deps.renderer, opts.render, opts.country),
     })
     let read = await reader.read(task(input))
-    const drawn = await renderIfNeeded(deps, fetched, read.empty, opts.render ?? 'never', deadline, opts.signal, opts.country)
+    const drawn = await renderIfNeeded(deps, fetched, read, opts.render ?? 'never', deadline, opts.signal, opts.country)
     if (drawn) {
       input = drawn
       read = await reader.read(task(input))
     }
-    const { empty, ...page } = read
+    const { empty, shell: _decided, ...page } = read
     stored = { url: input.url, status_code: fetched.status, ...page, rendered: drawn !== null }
     if (empty) return shapePage(stored, opts, null, true)
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { AnyNode, Document } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
 import { decodeText } from '../../net/body-decode.ts'
-import { extractPageLinks, type PageLink } from '../crawl/page-links.ts'
+import { type PageLink, pageLinksOf } from '../crawl/page-links.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
 import { absoluteUrl, findFirst } from './dom.utils.ts'
@@ -13,6 +13,7 @@ import { contentAssets, mergeAssets, type PageAssets, pageAssets } from './page-
 import { readPdf } from './pdf.read.ts'
 import { readabilityNodes } from './readability.fallback.ts'
 import type { PageMetadata, ReadInput, ReadLink, ReadOptions, ReadResult } from './reading.types.ts'
+import { type ShellSignals, shellSignalsOf } from './render.decide.ts'
 
 /**
  * The reader's CPU work, free of the tokenizer so that a worker thread (reader.worker.cjs) can load
@@ -45,8 +46,9 @@ function baseUrlOf(doc: Document, url: string): string {
  * Main content of an HTML page as DOM nodes: Trawl's extractor, Readability when it finds too
  * little. With `assets`, also the whole page's links and images (`include_links`/`include_images`).
  */
-export function extractHtml(html: string, url: string, assets = false): Content {
+export function extractHtml(html: string, url: string, assets = false, inspect?: (doc: Document) => void): Content {
   const doc = parseDocument(html)
+  inspect?.(doc)
   const facts = extractFacts(doc, url)
   const baseUrl = baseUrlOf(doc, url)
   const page = assets ? pageAssets(doc, baseUrl, url) : undefined
@@ -69,7 +71,7 @@ export function extractHtml(html: string, url: string, assets = false): Content 
   return { title: facts.title, publishedAt: facts.publishedAt, metadata: facts.metadata, nodes, baseUrl, page }
 }
 
-async function contentOf(input: ReadInput, assets: boolean): Promise<Content> {
+async function contentOf(input: ReadInput, assets: boolean, inspect?: (doc: Document) => void): Promise<Content> {
   if (input.contentType === 'pdf') {
     const pdf = await readPdf(input.body)
     return { ...pdf, nodes: null, baseUrl: input.url }
@@ -78,7 +80,7 @@ async function contentOf(input: ReadInput, assets: boolean): Promise<Content> {
   if (input.contentType === 'text') {
     return { title: null, publishedAt: null, metadata: {}, nodes: null, baseUrl: input.url, markdown: text.trim(), text: text.trim() }
   }
-  return extractHtml(text, input.url, assets)
+  return extractHtml(text, input.url, assets, inspect)
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
@@ -86,9 +88,12 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 /** A read before max_tokens: the content untrimmed, `empty` when it has no letters or digits. */
 export type ReadContent = Omit<ReadResult, 'tokens' | 'trimmed'>
 
-/** Reads a fetched document (HTML, XHTML, PDF or plain text) into the requested format, untrimmed. */
-export async function readContent(input: ReadInput, opts: Omit<ReadOptions, 'maxTokens'>): Promise<ReadContent> {
-  const c = await contentOf(input, !!(opts.includeLinks || opts.includeImages))
+/**
+ * Reads a fetched document (HTML, XHTML, PDF or plain text) into the requested format, untrimmed.
+ * `inspect` sees an HTML page's whole parsed tree before the reader prunes it.
+ */
+export async function readContent(input: ReadInput, opts: Omit<ReadOptions, 'maxTokens'>, inspect?: (doc: Document) => void): Promise<ReadContent> {
+  const c = await contentOf(input, !!(opts.includeLinks || opts.includeImages), inspect)
   let content: string
   let plainForHighlights: string | undefined
   const sink = { links: [] as ReadLink[], images: [] as string[] }
@@ -129,6 +134,8 @@ export interface PageReadTask {
   includeImages?: boolean
   /** Crawls: every `<a href>` of the raw page as well. */
   discoverLinks?: boolean
+  /** `render=auto` with a browser: the page's JavaScript-shell signals (render.decide.ts) as well. */
+  shellSignals?: boolean
 }
 
 /** One page read for the cache: the content untrimmed, plus what the options asked for. */
@@ -144,12 +151,21 @@ export interface PageContent {
   page_links?: PageLink[]
   /** HTML reads: a Markdown rendering, for ranking highlights on text rather than markup. */
   highlight_source?: string
+  /** With `shellSignals`, HTML pages only: for the render decision, not stored. */
+  shell?: ShellSignals
 }
 
 /** The whole CPU part of reading one page: what runs on a reader thread (reader.pool.ts). */
 export async function readPageContent(task: PageReadTask): Promise<PageContent> {
   const { input, format } = task
-  const read = await readContent(input, { format, includeLinks: task.includeLinks, includeImages: task.includeImages })
+  // Links to follow and shell signals come from the reader's own parse, before it prunes the tree.
+  let pageLinks: PageLink[] | undefined
+  let shell: ShellSignals | undefined
+  const inspect = (doc: Document) => {
+    if (task.discoverLinks) pageLinks = pageLinksOf(doc, input.url)
+    if (task.shellSignals) shell = shellSignalsOf(doc)
+  }
+  const read = await readContent(input, { format, includeLinks: task.includeLinks, includeImages: task.includeImages }, inspect)
   const page: PageContent = {
     title: read.title,
     published_at: read.published_at,
@@ -159,7 +175,8 @@ export async function readPageContent(task: PageReadTask): Promise<PageContent> 
   }
   if (task.includeLinks) page.links = read.links ?? []
   if (task.includeImages) page.images = read.images ?? []
-  if (task.discoverLinks) page.page_links = input.text && input.contentType !== 'pdf' ? extractPageLinks(input.text, input.url) : []
+  if (task.discoverLinks) page.page_links = pageLinks ?? []
+  if (shell) page.shell = shell
   if (format === 'html' && !read.empty) page.highlight_source = (await readContent(input, { format: 'markdown' })).markdown ?? ''
   return page
 }

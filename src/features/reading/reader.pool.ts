@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { Piscina } from 'piscina'
 import { ApiError, type ErrorCode } from '../../errors.ts'
+import { readerWorkerFile } from '../../paths.ts'
 import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
 import type { ThreadAnswer } from './reader.worker.ts'
 
@@ -62,7 +63,7 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
   const start = () => {
     if (pool) return pool
     pool = new Piscina({
-      filename: new URL('./reader.worker.cjs', import.meta.url).href,
+      filename: readerWorkerFile().href,
       minThreads: threads,
       maxThreads: threads,
       maxQueue: threads * QUEUE_PER_THREAD,

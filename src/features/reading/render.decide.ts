@@ -1,8 +1,11 @@
+import type { Document } from 'domhandler'
 import { Parser } from 'htmlparser2'
+import { replayDom, type TagEvents } from './dom.utils.ts'
 
 /**
  * `render=auto`: does a statically fetched page look like a JavaScript shell, whose content only
- * a browser would draw? Pure and cheap (one streaming pass, no DOM), run after every static read.
+ * a browser would draw? Pure and cheap: read from the reader's own parse of the page (on its thread),
+ * or by one streaming pass where there is none.
  * The rules and the pages they were checked on are in docs/rendering.md.
  */
 
@@ -58,6 +61,21 @@ const LITTLE_TEXT = 500
 const SCRIPT_RATIO = 20
 
 export function shellSignals(html: string): ShellSignals {
+  const collector = shellCollector()
+  const parser = new Parser(collector, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true })
+  parser.write(html)
+  parser.end()
+  return collector.finish()
+}
+
+/** The same signals from a page the reader has parsed already (before it prunes the tree): no second parse. */
+export function shellSignalsOf(doc: Document): ShellSignals {
+  const collector = shellCollector()
+  replayDom(doc.children, collector)
+  return collector.finish()
+}
+
+function shellCollector(): TagEvents & { finish(): ShellSignals } {
   const s: ShellSignals = { textChars: 0, inlineScriptChars: 0, externalScripts: 0, emptyAppRoot: null, noscriptNotice: false }
   let inHead = false
   let skipDepth = 0
@@ -67,57 +85,54 @@ export function shellSignals(html: string): ShellSignals {
   // Open app-root candidates: their depth and the text seen inside.
   const roots: { name: string; depth: number; chars: number }[] = []
   let depth = 0
-  const parser = new Parser(
-    {
-      onopentag(name, attribs) {
-        depth++
-        if (name === 'head') inHead = true
-        if (name === 'body') inHead = false
-        if (name === 'script') {
-          if (attribs.src) s.externalScripts++
-          inScript = true
-        }
-        if (name === 'noscript') inNoscript++
-        if (SKIP.has(name)) skipDepth++
-        const id = attribs.id?.toLowerCase()
-        if (s.emptyAppRoot === null && ((id && APP_ROOT_IDS.has(id)) || APP_ROOT_TAG.test(name) || 'ng-app' in attribs || 'data-reactroot' in attribs)) {
-          roots.push({ name: id ? `#${id}` : `<${name}>`, depth, chars: 0 })
-        }
-      },
-      ontext(text) {
-        if (inScript) {
-          s.inlineScriptChars += text.length
-          return
-        }
-        if (inNoscript > 0) {
-          noscriptText += text
-          return
-        }
-        if (skipDepth > 0) return
-        const n = text.replace(/\s+/g, ' ').trim().length
-        if (n === 0) return
-        if (!inHead) s.textChars += n
-        for (const r of roots) r.chars += n
-      },
-      onclosetag(name) {
-        if (name === 'script') inScript = false
-        if (name === 'head') inHead = false
-        if (name === 'noscript') inNoscript = Math.max(0, inNoscript - 1)
-        if (SKIP.has(name)) skipDepth = Math.max(0, skipDepth - 1)
-        const top = roots.at(-1)
-        if (top && top.depth === depth) {
-          roots.pop()
-          if (top.chars <= EMPTY_ROOT_CHARS && s.emptyAppRoot === null) s.emptyAppRoot = top.name
-        }
-        depth--
-      },
+  return {
+    onopentag(name, attribs) {
+      depth++
+      if (name === 'head') inHead = true
+      if (name === 'body') inHead = false
+      if (name === 'script') {
+        if (attribs.src) s.externalScripts++
+        inScript = true
+      }
+      if (name === 'noscript') inNoscript++
+      if (SKIP.has(name)) skipDepth++
+      const id = attribs.id?.toLowerCase()
+      if (s.emptyAppRoot === null && ((id && APP_ROOT_IDS.has(id)) || APP_ROOT_TAG.test(name) || 'ng-app' in attribs || 'data-reactroot' in attribs)) {
+        roots.push({ name: id ? `#${id}` : `<${name}>`, depth, chars: 0 })
+      }
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  )
-  parser.write(html)
-  parser.end()
-  s.noscriptNotice = NOSCRIPT_NOTICE.test(noscriptText)
-  return s
+    ontext(text) {
+      if (inScript) {
+        s.inlineScriptChars += text.length
+        return
+      }
+      if (inNoscript > 0) {
+        noscriptText += text
+        return
+      }
+      if (skipDepth > 0) return
+      const n = text.replace(/\s+/g, ' ').trim().length
+      if (n === 0) return
+      if (!inHead) s.textChars += n
+      for (const r of roots) r.chars += n
+    },
+    onclosetag(name) {
+      if (name === 'script') inScript = false
+      if (name === 'head') inHead = false
+      if (name === 'noscript') inNoscript = Math.max(0, inNoscript - 1)
+      if (SKIP.has(name)) skipDepth = Math.max(0, skipDepth - 1)
+      const top = roots.at(-1)
+      if (top && top.depth === depth) {
+        roots.pop()
+        if (top.chars <= EMPTY_ROOT_CHARS && s.emptyAppRoot === null) s.emptyAppRoot = top.name
+      }
+      depth--
+    },
+    finish() {
+      s.noscriptNotice = NOSCRIPT_NOTICE.test(noscriptText)
+      return s
+    },
+  }
 }
 
 /**
@@ -130,12 +145,14 @@ export function shellSignals(html: string): ShellSignals {
  * 5. the static read found no readable content and the page has scripts;
  * 6. little text under a mass of inline script (data islands a bundle turns into the page).
  */
-export function decideRender(mode: RenderMode, page: { html: string | undefined; isHtml: boolean; emptyRead: boolean }): RenderDecision {
+export function decideRender(
+  mode: RenderMode,
+  page: { html: string | undefined; isHtml: boolean; emptyRead: boolean; signals?: ShellSignals },
+): RenderDecision {
   if (mode === 'never') return { render: false, reason: 'render=never' }
   if (mode === 'always') return { render: true, reason: 'render=always' }
   if (!page.isHtml || page.html === undefined) return { render: false, reason: 'not an HTML page' }
-  const s = shellSignals(page.html)
-  return judgeSignals(s, page.emptyRead)
+  return judgeSignals(page.signals ?? shellSignals(page.html), page.emptyRead)
 }
 
 export function judgeSignals(s: ShellSignals, emptyRead: boolean): RenderDecision {

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.ts'
 import type { Renderer } from '../../net/browser/renderer.ts'
 import type { SafeFetchResult } from '../../net/safe-fetch.ts'
 import type { ReadInput } from './reading.types.ts'
-import { decideRender, type RenderMode } from './render.decide.ts'
+import { decideRender, type RenderMode, type ShellSignals } from './render.decide.ts'
 
 /**
  * The rendering step of a page read (docs/rendering.md): after the static read, decide; when the
@@ -25,6 +25,13 @@ export function assertRenderable(renderer: Pick<Renderer, 'available'> | undefin
   if (country) throw new ApiError('invalid_request', "render=always cannot be combined with country: pages are drawn from this server's own network")
 }
 
+/**
+ * Whether renderIfNeeded will judge the page's content (`auto`, a browser, no country exit): the
+ * reader then brings the shell signals from its own parse of the page, on its thread.
+ */
+export const judgesContent = (renderer: Pick<Renderer, 'available'> | undefined, mode: RenderMode | undefined, country?: string) =>
+  mode === 'auto' && renderer?.available === true && !country
+
 export interface RenderStepDeps {
   renderer?: Renderer
   log: FastifyBaseLogger
@@ -37,7 +44,7 @@ export interface RenderStepDeps {
 export async function renderIfNeeded(
   deps: RenderStepDeps,
   fetched: Pick<SafeFetchResult, 'url' | 'contentType' | 'text'>,
-  staticReadEmpty: boolean,
+  staticRead: { empty: boolean; shell?: ShellSignals },
   mode: RenderMode,
   deadline: number,
   signal?: AbortSignal,
@@ -56,7 +63,7 @@ export async function renderIfNeeded(
   const isHtml = fetched.contentType === 'html' || fetched.contentType === 'xhtml'
   // PDFs and plain text have nothing for a browser to draw, whatever the mode.
   if (!isHtml) return null
-  const decision = decideRender(mode, { html: fetched.text, isHtml, emptyRead: staticReadEmpty })
+  const decision = decideRender(mode, { html: fetched.text, isHtml, emptyRead: staticRead.empty, signals: staticRead.shell })
   if (!decision.render) return null
   const left = deadline - Date.now()
   try {
