@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
 import pg from 'pg'
+import { srcFile } from '../paths.ts'
 import { type GroupCommit, groupCommit } from './group-commit.ts'
 import { migrateToLatest } from './migrations.ts'
 import type { Tables } from './schema.ts'
@@ -69,7 +70,7 @@ function openSqlite(path: string): Store {
 function startCheckpointer(database: SqliteDatabase.Database, path: string) {
   let worker: Worker
   try {
-    worker = new Worker(new URL('./wal-checkpoint.worker.cjs', import.meta.url), { workerData: { path, intervalMs: 200 } })
+    worker = new Worker(srcFile('store/wal-checkpoint.worker.cjs'), { workerData: { path, intervalMs: 200 } })
   } catch {
     return null
   }

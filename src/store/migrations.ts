@@ -273,6 +273,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.alterTable('webhook_deliveries').addColumn('request_id', 'text').execute()
       },
     },
+    // A crawl writes each page to the store as it is read (its JSON and its place in the result)
+    // instead of holding every page until the crawl ends (docs/crawl.md "Memory").
+    '0008_crawl_page_content': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('crawl_pages').addColumn('page', 'text').execute()
+        await db.schema.alterTable('crawl_pages').addColumn('seq', 'integer').execute()
+      },
+    },
   }
 }
 

@@ -171,6 +171,10 @@ export interface CrawlPageRow {
   crawl_id: string
   url_key: string
   charged_mc: number
+  /** The page as the result lists it (JSON); null for rows written before 0008. */
+  page: string | null
+  /** Its place in the result. */
+  seq: number | null
 }
 
 export interface ServerSecretRow {

@@ -199,4 +199,28 @@ describe('runCrawl', () => {
     expect(outcome.stats.pages).toBe(2)
     expect(order).toEqual(['http://site.test/p0', 'http://site.test/p3'])
   })
+
+  test('places pages in the order they were taken, not the order their reads finished', async () => {
+    const placed: { url: unknown; place: number }[] = []
+    const base = env({ pages: 12, fanout: 11 })
+    await runCrawl(
+      plan({ sitemap: 'include' }),
+      env({
+        // Sitemap pages start with the start page; later pages read faster, so they finish first.
+        sitemapUrls: async () => ['http://site.test/p5', 'http://site.test/p6'],
+        read: async (url) => {
+          const n = Number(new URL(url).pathname.slice(2))
+          await new Promise((r) => setTimeout(r, Math.max(1, 30 - n * 3)))
+          return base.read(url, () => {})
+        },
+        onPage: async (_key, _cached, page, place) => {
+          placed.push({ url: page.url, place })
+        },
+      }),
+    )
+    const inOrder = placed.toSorted((a, b) => a.place - b.place).map((p) => p.url)
+    expect(placed.map((p) => p.url)).not.toEqual(inOrder) // reads did finish out of order
+    expect(inOrder.slice(0, 3)).toEqual(['http://site.test/p0', 'http://site.test/p5', 'http://site.test/p6'])
+    expect(inOrder).toHaveLength(12)
+  })
 })

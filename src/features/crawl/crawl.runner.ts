@@ -59,8 +59,13 @@ export interface CrawlEnv {
   sitemapUrls: (sitemaps: string[], maxUrls: number) => Promise<string[]>
   /** Fetches and reads a page; calls `fetched` as soon as the body is in (or the fetch failed). */
   read: (url: string, fetched: () => void) => Promise<ReadOutcome | ReadFailure>
-  /** A page came back: count it (once per page across restarts: the store decides). */
-  onPage: (key: string, cached: boolean) => Promise<void>
+  /**
+   * A page came back: store it as the result lists it and count it (once per page across
+   * restarts: the store decides). Pages are not kept here: a crawl's memory does not grow with them.
+   * `place` orders the result: the order pages were taken from the frontier (the start page
+   * first, then breadth or best first), not the order reads happen to finish in.
+   */
+  onPage: (key: string, cached: boolean, page: Record<string, unknown>, place: number) => Promise<void>
   onProgress: (p: CrawlProgress) => void
   canceled: () => boolean
   now?: () => number
@@ -76,7 +81,8 @@ export interface CrawlProgress {
 }
 
 export interface CrawlOutcome {
-  pages: Record<string, unknown>[]
+  /** Pages read and handed to `onPage`. */
+  pages: number
   failed: { url: string; error: { code: string; message: string } }[]
   stats: {
     pages: number
@@ -109,10 +115,10 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   const sleep = env.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
   const started = now()
   const queryTerms = plan.query ? new Set(tokenize(plan.query)) : null
-  const pages: CrawlOutcome['pages'] = []
+  let pages = 0
   const failed: CrawlOutcome['failed'] = []
   const seen = new Set<string>()
-  const readKeys = new Set<string>() // keys of pages already in `pages`
+  const readKeys = new Set<string>() // keys of pages already read
   const frontier: Item[] = []
   let order = 0
   let duplicates = 0
@@ -145,7 +151,7 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   }
   const progress = (inFlight: number) =>
     env.onProgress({
-      pages_done: pages.length,
+      pages_done: pages,
       pages_failed: failed.length,
       pages_queued: frontier.length + inFlight,
       pages_discovered: discovered,
@@ -181,7 +187,8 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
     wake?.()
     wake = null
   }
-  const visit = async (item: Item, fetched: () => void) => {
+  let taken = 0 // pages taken from the frontier: each one's place in the result
+  const visit = async (item: Item, place: number, fetched: () => void) => {
     if (robots.crawlDelayMs) {
       const wait = nextSlot - now()
       nextSlot = Math.max(now(), nextSlot) + robots.crawlDelayMs
@@ -192,7 +199,7 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
       failed.push({ url: item.url, error: outcome.error })
       return
     }
-    if (pages.length >= plan.limit) return // finished late, after the limit was reached by others
+    if (pages >= plan.limit) return // finished late, after the limit was reached by others
     // Redirects folded: the final URL is a page of its own, never to be read again. A redirect and
     // its target may be read at the same time, so whichever finishes second is the duplicate.
     const finalKey = plan.key(outcome.url)
@@ -202,26 +209,28 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
     }
     if (finalKey !== plan.key(item.url)) seen.add(finalKey)
     readKeys.add(finalKey)
-    await env.onPage(finalKey, outcome.cached)
-    pages.push({ url: outcome.url, depth: item.depth, ...outcome.page })
     bytes += outcome.bytes
+    // Links first: free fetch slots start on them while the page is being paid for.
     if (item.depth < plan.maxDepth && plan.sitemap !== 'only' && !robots.blocked) {
       for (const link of outcome.links) {
         const url = plan.canonical(link.url, outcome.url)
         if (url && plan.follow(url)) enqueue(url, item.depth + 1, link.text)
       }
+      nudge()
     }
+    pages++ // counted before it is stored, so pages finishing together cannot overshoot the limit
+    await env.onPage(finalKey, outcome.cached, { url: outcome.url, depth: item.depth, ...outcome.page }, place)
   }
 
   while (true) {
     if (env.canceled()) stopped = 'canceled'
-    else if (pages.length >= plan.limit) stopped = 'limit'
+    else if (pages >= plan.limit) stopped = 'limit'
     else if (now() - started > CRAWL_TIME_LIMIT_MS) stopped = 'time_limit'
     else if (bytes > CRAWL_SIZE_LIMIT_BYTES) stopped = 'size_limit'
-    else if (tooManyFailures(failed.length, pages.length)) stopped = 'too_many_failures'
+    else if (tooManyFailures(failed.length, pages)) stopped = 'too_many_failures'
     if (stopped) break
     // Never more pages in flight than pages still wanted: the limit is not overshot.
-    const wanted = plan.limit - pages.length
+    const wanted = plan.limit - pages
     if (frontier.length > 0 && fetching < CRAWL_CONCURRENCY && inFlight.size < Math.min(CRAWL_CONCURRENCY + CRAWL_READ_BACKLOG, wanted)) {
       const item = next()!
       if (item.depth > 0 && !robots.isAllowed(item.url)) {
@@ -237,7 +246,7 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
         nudge()
       }
       fetching++
-      const task: Promise<void> = visit(item, fetched).finally(() => {
+      const task: Promise<void> = visit(item, taken++, fetched).finally(() => {
         fetched()
         inFlight.delete(task)
         progress(inFlight.size)
@@ -257,10 +266,10 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   await Promise.all(inFlight)
   progress(0)
   return {
-    pages: pages.slice(0, plan.limit),
+    pages,
     failed,
     stats: {
-      pages: Math.min(pages.length, plan.limit),
+      pages,
       failed: failed.length,
       seconds: Math.round((now() - started) / 100) / 10,
       discovered,

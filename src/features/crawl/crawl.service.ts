@@ -10,8 +10,8 @@ import { lockAccount } from '../credits/credits.store.ts'
 import { toMc } from '../credits/money.ts'
 import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
-import { countActiveCrawls, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
-import { toCrawlView } from './crawl.view.ts'
+import { countActiveCrawls, crawlPagesJson, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
+import { toCrawlJson, toCrawlView } from './crawl.view.ts'
 import { CRAWL_JOB } from './crawl.worker.ts'
 
 export const MAX_ACTIVE_CRAWLS = 20
@@ -95,10 +95,23 @@ async function visibleCrawl(store: Store, accountId: string, id: string) {
   return row
 }
 
-export async function getCrawl(store: Store, accountId: string, id: string) {
+/** The row, its webhook's status, and its pages once it has ended. */
+async function crawlWithPages(store: Store, accountId: string, id: string) {
   const row = await visibleCrawl(store, accountId, id)
   const webhook = row.webhook_delivery_id ? await webhookDeliveryStatus(store, row.webhook_delivery_id) : null
-  return toCrawlView(row, webhook)
+  const pages = row.result ? await crawlPagesJson(store.db, id) : undefined
+  return { row, webhook, pages }
+}
+
+export async function getCrawl(store: Store, accountId: string, id: string) {
+  const { row, webhook, pages } = await crawlWithPages(store, accountId, id)
+  return toCrawlView(row, webhook, pages)
+}
+
+/** GET /v1/crawl/{id}: getCrawl as JSON text (crawl.view.ts `toCrawlJson`). */
+export async function getCrawlJson(store: Store, accountId: string, id: string): Promise<string> {
+  const { row, webhook, pages } = await crawlWithPages(store, accountId, id)
+  return toCrawlJson(row, webhook, pages)
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { Db, Tx } from '../../store/database.ts'
+import type SqliteDatabase from 'better-sqlite3'
+import type { Db, Store, Tx } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 
 /** SQL for crawls and the pages they paid for. Rules live in crawl.service.ts and crawl.worker.ts. */
@@ -22,16 +23,48 @@ export async function countActiveCrawls(db: Db | Tx, accountId: string): Promise
 
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
-/** Records a page as paid for; false when this crawl already paid for it (a restarted crawl). */
-export async function chargeCrawlPage(tx: Tx, crawlId: string, urlKey: string, mc: number): Promise<boolean> {
+/** A read page as a crawl stores it: its JSON as the result lists it, and its place there. */
+export interface StoredCrawlPage {
+  json: string
+  seq: number
+}
+
+/**
+ * Records a read page and pays for it; false when this crawl already paid for it (a restarted
+ * crawl: the page is replaced, not charged again) or its reservation is spent (nothing is kept).
+ * On SQLite the statements join the group commit (one transaction for every page, debit and
+ * request of the moment, store/group-commit.ts) instead of a transaction each.
+ */
+export async function chargeCrawlPage(store: Store, crawlId: string, urlKey: string, mc: number, page: StoredCrawlPage): Promise<boolean> {
+  if (store.groupCommit) {
+    return store.groupCommit.run((raw) => {
+      const sql = crawlPageStatements(raw)
+      if (sql.insert.run(crawlId, urlKey, mc, page.json, page.seq).changes === 0) {
+        sql.replace.run(page.json, page.seq, crawlId, urlKey)
+        return false
+      }
+      if (sql.charge.run(mc, crawlId, mc).changes === 0) {
+        sql.remove.run(crawlId, urlKey)
+        return false
+      }
+      return true
+    })
+  }
+  return store.transaction((tx) => chargeCrawlPageIn(tx, crawlId, urlKey, mc, page))
+}
+
+async function chargeCrawlPageIn(tx: Tx, crawlId: string, urlKey: string, mc: number, page: StoredCrawlPage): Promise<boolean> {
   // ON CONFLICT, not a read first: a worker whose lease expired may still be reading the same page
   // as the one that took the crawl over, and the second insert must not fail the crawl.
   const inserted = await tx
     .insertInto('crawl_pages')
-    .values({ crawl_id: crawlId, url_key: urlKey, charged_mc: mc })
+    .values({ crawl_id: crawlId, url_key: urlKey, charged_mc: mc, page: page.json, seq: page.seq })
     .onConflict((oc) => oc.columns(['crawl_id', 'url_key']).doNothing())
     .executeTakeFirst()
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+    await tx.updateTable('crawl_pages').set({ page: page.json, seq: page.seq }).where('crawl_id', '=', crawlId).where('url_key', '=', urlKey).execute()
+    return false
+  }
   // Never past the reservation, even when a stale worker and the new owner read different pages.
   const charged = await tx
     .updateTable('crawls')
@@ -44,6 +77,36 @@ export async function chargeCrawlPage(tx: Tx, crawlId: string, urlKey: string, m
     return false
   }
   return true
+}
+
+/** A crawl's stored pages (JSON), in result order. */
+export async function crawlPagesJson(db: Db, crawlId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('crawl_pages')
+    .select('page')
+    .where('crawl_id', '=', crawlId)
+    .where('page', 'is not', null)
+    .orderBy('seq')
+    .orderBy('url_key')
+    .execute()
+  return rows.map((r) => r.page as string)
+}
+
+/** The statements of chargeCrawlPageIn, prepared once per SQLite connection. */
+const preparedCrawlPages = new WeakMap<SqliteDatabase.Database, ReturnType<typeof prepareCrawlPages>>()
+const prepareCrawlPages = (raw: SqliteDatabase.Database) => ({
+  insert: raw.prepare('insert into crawl_pages (crawl_id, url_key, charged_mc, page, seq) values (?, ?, ?, ?, ?) on conflict (crawl_id, url_key) do nothing'),
+  replace: raw.prepare('update crawl_pages set page = ?, seq = ? where crawl_id = ? and url_key = ?'),
+  charge: raw.prepare('update crawls set credits_used_mc = credits_used_mc + ? where id = ? and credits_used_mc + ? <= credits_reserved_mc'),
+  remove: raw.prepare('delete from crawl_pages where crawl_id = ? and url_key = ?'),
+})
+function crawlPageStatements(raw: SqliteDatabase.Database) {
+  let sql = preparedCrawlPages.get(raw)
+  if (!sql) {
+    sql = prepareCrawlPages(raw)
+    preparedCrawlPages.set(raw, sql)
+  }
+  return sql
 }
 
 export const deleteCrawlPages = (db: Db | Tx, crawlId: string) => db.deleteFrom('crawl_pages').where('crawl_id', '=', crawlId).execute()

@@ -97,8 +97,9 @@ export function crawlJobKind(
           return found.entries.map((e) => e.url)
         },
         read: (url, onFetched) => readOne(url, request, onFetched),
-        onPage: async (key, cached) => {
-          await store.transaction((tx) => chargeCrawlPage(tx, id, key, pagePriceMc(cached)))
+        // Each page goes to the store as it is read (crawl_pages), not into memory until the end.
+        onPage: async (key, cached, page, place) => {
+          await chargeCrawlPage(store, id, key, pagePriceMc(cached), { json: JSON.stringify(page), seq: place })
         },
         onProgress: saveProgress,
         canceled: () => cancel || interrupted(),
@@ -159,14 +160,15 @@ export function crawlJobKind(
       const row = await tx.selectFrom('crawls').selectAll().where('id', '=', id).where('lease_owner', '=', workerId).executeTakeFirst()
       if (!row) return // lost the lease at the last moment: the new owner finishes it
       const request = JSON.parse(row.request) as CrawlRequest
-      const noPages = outcome.pages.length === 0 && !canceled
+      const noPages = outcome.pages === 0 && !canceled
       const status: CrawlRow['status'] = canceled ? 'canceled' : noPages ? 'failed' : 'completed'
       const error = canceled
-        ? { code: 'canceled', message: `canceled after ${outcome.pages.length} pages` }
+        ? { code: 'canceled', message: `canceled after ${outcome.pages} pages` }
         : noPages
           ? { code: 'no_pages', message: 'nothing readable was found; the reservation was refunded' }
           : null
-      const result = { url: request.url, pages: outcome.pages, failed: outcome.failed, stats: outcome.stats }
+      // The pages are in crawl_pages already; crawl.view.ts puts them in the result when it is read.
+      const result = { url: request.url, failed: outcome.failed, stats: outcome.stats }
       const unused = row.credits_reserved_mc - row.credits_used_mc
       if (unused > 0) {
         await refund(
@@ -204,7 +206,7 @@ export function crawlJobKind(
           result: JSON.stringify(result),
           error: error ? JSON.stringify(error) : null,
           progress: JSON.stringify({
-            pages_done: outcome.pages.length,
+            pages_done: outcome.pages,
             pages_failed: outcome.failed.length,
             pages_queued: 0,
             pages_discovered: outcome.stats.discovered,
@@ -218,7 +220,7 @@ export function crawlJobKind(
         })
         .where('id', '=', id)
         .execute()
-      log.info({ crawl: id, status, pages: outcome.pages.length, stopped: outcome.stats.stopped }, 'crawl ended')
+      log.info({ crawl: id, status, pages: outcome.pages, stopped: outcome.stats.stopped }, 'crawl ended')
     })
   }
 
