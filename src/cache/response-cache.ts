@@ -1,3 +1,4 @@
+import type SqliteDatabase from 'better-sqlite3'
 import type { Redis } from 'ioredis'
 import type { Store } from '../store/database.ts'
 
@@ -7,12 +8,15 @@ export const CACHE_TTL_MS = 24 * 3600_000
 export interface CachedValue<T = unknown> {
   value: T
   storedAt: number
+  /** Length of the stored JSON, where the store knows it: what the memory layer budgets by. */
+  jsonChars?: number
 }
 
 /** Finished responses keyed by their normalised request; read back only when the caller sends max_age. */
 export interface ResponseCache {
   get<T>(key: string): Promise<CachedValue<T> | null>
-  set(key: string, value: unknown, ttlMs: number): Promise<void>
+  /** `json`: the value's JSON, when the caller has made it already. */
+  set(key: string, value: unknown, ttlMs: number, json?: string): Promise<void>
   /** Drops expired entries; returns how many. */
   prune(): Promise<number>
 }
@@ -22,11 +26,16 @@ export function databaseCache(store: Store): ResponseCache {
     async get(key) {
       const row = await store.db.selectFrom('cache_entries').selectAll().where('key', '=', key).executeTakeFirst()
       if (!row || row.expires_at <= Date.now()) return null
-      return { value: JSON.parse(row.value), storedAt: row.stored_at }
+      return { value: JSON.parse(row.value), storedAt: row.stored_at, jsonChars: row.value.length }
     },
-    async set(key, value, ttlMs) {
+    async set(key, value, ttlMs, json = JSON.stringify(value)) {
       const now = Date.now()
-      const row = { key, value: JSON.stringify(value), stored_at: now, expires_at: now + ttlMs }
+      const row = { key, value: json, stored_at: now, expires_at: now + ttlMs }
+      // SQLite: in the group commit (one transaction with the other writes of the moment).
+      if (store.groupCommit) {
+        await store.groupCommit.run((raw) => upsertStatement(raw).run(row))
+        return
+      }
       await store.db
         .insertInto('cache_entries')
         .values(row)
@@ -40,14 +49,26 @@ export function databaseCache(store: Store): ResponseCache {
   }
 }
 
+const upserts = new WeakMap<SqliteDatabase.Database, SqliteDatabase.Statement>()
+function upsertStatement(raw: SqliteDatabase.Database): SqliteDatabase.Statement {
+  let statement = upserts.get(raw)
+  if (!statement) {
+    statement = raw.prepare(
+      'insert into cache_entries (key, value, stored_at, expires_at) values (@key, @value, @stored_at, @expires_at) on conflict (key) do update set value = excluded.value, stored_at = excluded.stored_at, expires_at = excluded.expires_at',
+    )
+    upserts.set(raw, statement)
+  }
+  return statement
+}
+
 export function redisCache(redis: Redis): ResponseCache {
   return {
     async get(key) {
       const raw = await redis.get(`trawl:cache:${key}`)
-      return raw ? (JSON.parse(raw) as CachedValue<never>) : null
+      return raw ? { ...(JSON.parse(raw) as CachedValue<never>), jsonChars: raw.length } : null
     },
-    async set(key, value, ttlMs) {
-      await redis.set(`trawl:cache:${key}`, JSON.stringify({ value, storedAt: Date.now() }), 'PX', ttlMs)
+    async set(key, value, ttlMs, json = JSON.stringify(value)) {
+      await redis.set(`trawl:cache:${key}`, `{"value":${json},"storedAt":${Date.now()}}`, 'PX', ttlMs)
     },
     prune: async () => 0, // Redis expires keys itself
   }
@@ -58,27 +79,44 @@ export function redisCache(redis: Redis): ResponseCache {
  * and the JSON parse. Entries are immutable once stored, and deep-frozen to say so: callers copy
  * before changing anything, and the renderer keeps the completed shape and JSON text of frozen
  * values (output/stable-shape.ts), so a replayed body is not serialised again. A remembered entry
- * is at most `ttlMs` behind what another process wrote since.
+ * is at most `ttlMs` behind what another process wrote since. Memory is bounded by entries and by
+ * JSON size, and entries past `ttlMs` are dropped as new ones come.
  */
-export function withMemory(inner: ResponseCache, opts = { maxEntries: 2000, ttlMs: 10_000 }): ResponseCache {
-  const memory = new Map<string, { hit: CachedValue; until: number }>()
-  const remember = (key: string, hit: CachedValue) => {
-    if (memory.size >= opts.maxEntries) memory.delete(memory.keys().next().value as string) // oldest first
-    memory.set(key, { hit, until: Date.now() + opts.ttlMs })
+export function withMemory(inner: ResponseCache, opts = { maxEntries: 2000, ttlMs: 10_000, maxJsonChars: 8_000_000 }): ResponseCache {
+  // Insertion order is age order: every entry lives `ttlMs`, so the oldest are first to expire.
+  const memory = new Map<string, { hit: CachedValue; until: number; chars: number }>()
+  let chars = 0
+  const forget = (key: string) => {
+    const entry = memory.get(key)
+    if (!entry) return
+    chars -= entry.chars
+    memory.delete(key)
+  }
+  const remember = (key: string, hit: CachedValue, size: number) => {
+    forget(key)
+    if (size > opts.maxJsonChars / 4) return // one page must not push out everything else
+    const now = Date.now()
+    for (const [oldest, entry] of memory) {
+      if (entry.until > now && memory.size < opts.maxEntries && chars + size <= opts.maxJsonChars) break
+      forget(oldest)
+    }
+    memory.set(key, { hit, until: now + opts.ttlMs, chars: size })
+    chars += size
   }
   return {
     async get<T>(key: string) {
       const entry = memory.get(key)
       if (entry && entry.until > Date.now()) return entry.hit as CachedValue<T>
       const hit = await inner.get<T>(key)
-      if (hit) remember(key, { value: deepFreeze(hit.value), storedAt: hit.storedAt })
-      else memory.delete(key)
+      if (hit) remember(key, { value: deepFreeze(hit.value), storedAt: hit.storedAt }, hit.jsonChars ?? 0)
+      else forget(key)
       return hit
     },
-    async set(key, value, ttlMs) {
-      await inner.set(key, value, ttlMs)
-      // A copy: the caller still holds (and may change) the value it stored.
-      remember(key, { value: deepFreeze(structuredClone(value)), storedAt: Date.now() })
+    // Only what is read back is remembered: most stored values (a crawl's pages, searches asked
+    // once) never are, and copying each into memory would cost the copy and the memory for nothing.
+    async set(key, value, ttlMs, json?: string) {
+      forget(key)
+      await inner.set(key, value, ttlMs, json)
     },
     prune: () => inner.prune(),
   }

@@ -1,4 +1,5 @@
-import type { LoggerOptions } from 'pino'
+import type { FastifyBaseLogger } from 'fastify'
+import { type ChildLoggerOptions, type LoggerOptions, symbols } from 'pino'
 import { logScopeMixin } from '../metrics/log-context.ts'
 
 const CENSOR = '[REDACTED]'
@@ -33,4 +34,17 @@ export function loggerOptions(level: string): LoggerOptions {
     // The request id on every line of a request, and job id, kind and creating request on a job's lines.
     mixin: logScopeMixin,
   }
+}
+
+/**
+ * Fastify's logger for one request: the app's logger with the request id bound. Bound as the
+ * pino child's preset JSON instead of as a pino binding: pino 10 runs every binding value through
+ * its wildcard redaction (redact paths above), which parses each path again on every call (about
+ * 7 KB and several µs a request, a tenth of what a cached search allocated). The id is ours (a
+ * prefix and a counter), so there is nothing in it to redact.
+ */
+export function requestLogger(logger: FastifyBaseLogger, bindings: Record<string, unknown>, opts: ChildLoggerOptions): FastifyBaseLogger {
+  const child = logger.child({}, opts) as FastifyBaseLogger & Record<symbol, string>
+  for (const [key, value] of Object.entries(bindings)) child[symbols.chindingsSym] += `,${JSON.stringify(key)}:${JSON.stringify(value)}`
+  return child
 }

@@ -1,8 +1,20 @@
-import { decode, encode } from 'gpt-tokenizer/encoding/o200k_base'
+import { createRequire } from 'node:module'
+import { srcFile } from '../paths.ts'
+
+type O200k = typeof import('gpt-tokenizer/encoding/o200k_base')
+let o200k: O200k | undefined
+/**
+ * The o200k tables take about 60 MB: loaded at the first count, not at start, so a server that
+ * only crawls or serves cached searches without token counts never holds them.
+ */
+function tokenizer(): O200k {
+  o200k ??= createRequire(srcFile('text/'))('gpt-tokenizer/encoding/o200k_base') as O200k
+  return o200k
+}
 
 /** Tokens in `text` under o200k_base (the GPT-4o family's tokenizer); what X-Tokens-Estimate reports. */
 export function countTokens(text: string): number {
-  return text ? encode(text).length : 0
+  return text ? tokenizer().encode(text).length : 0
 }
 
 /**
@@ -10,6 +22,7 @@ export function countTokens(text: string): number {
  * so a reader never gets half a word or half a table row.
  */
 export function trimToTokens(text: string, maxTokens: number): { text: string; trimmed: boolean } {
+  const { encode, decode } = tokenizer()
   const tokens = encode(text)
   if (tokens.length <= maxTokens) return { text, trimmed: false }
   const cut = decode(tokens.slice(0, maxTokens))
@@ -25,12 +38,13 @@ const memo = new Map<string, number>()
 
 /**
  * countTokens for text that is the same every time under `key` but for a few bytes (a cached
- * response whose meta carries a new request id): counted once, then remembered.
+ * response whose meta carries a new request id): counted once, then remembered; `text` is only
+ * made on the first count.
  */
-export function countTokensOnce(key: string, text: string): number {
+export function countTokensOnce(key: string, text: () => string): number {
   let count = memo.get(key)
   if (count === undefined) {
-    count = countTokens(text)
+    count = countTokens(text())
     if (memo.size >= 5000) memo.delete(memo.keys().next().value as string)
     memo.set(key, count)
   }

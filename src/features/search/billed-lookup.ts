@@ -58,9 +58,19 @@ export interface LookupOutcome<B> {
 }
 
 export function lookupCacheKey(request: object): string {
-  const kind = (request as { endpoint?: string }).endpoint ?? 'lookup'
-  return `${kind}:${createHash('sha256').update(JSON.stringify(request)).digest('hex')}`
+  const json = JSON.stringify(request)
+  let key = recentKeys.get(json)
+  if (key === undefined) {
+    const kind = (request as { endpoint?: string }).endpoint ?? 'lookup'
+    key = `${kind}:${createHash('sha256').update(json).digest('hex')}`
+    if (recentKeys.size >= 10_000) recentKeys.delete(recentKeys.keys().next().value as string)
+    recentKeys.set(json, key)
+  }
+  return key
 }
+
+/** Requests repeat (that is what the cache is for): their keys are remembered rather than hashed again each time. */
+const recentKeys = new Map<string, string>()
 
 /**
  * Cache (only with max_age), reserve, look up, settle. Every reservation is settled: the price of

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import type { LookupOutcome } from './billed-lookup.ts'
-import { type OutputOptions, type ResponseBody, renderSearchResponse, type Vertical } from './output/output.ts'
+import { type OutputOptions, type ResponseBody, renderSearchReply, type Vertical } from './output/output.ts'
 
 /** Renders a billed lookup in the asked format and sends it with SPEC's billing headers. */
 export function sendLookup<B extends ResponseBody>(
@@ -13,11 +13,11 @@ export function sendLookup<B extends ResponseBody>(
   output: OutputOptions,
   usdPerCredit: number,
 ) {
-  const rendered = renderSearchResponse(vertical, outcome.body, output)
+  const rendered = renderSearchReply(vertical, outcome.body, output)
   const tokens = outcome.cacheHit
     ? // A replayed body renders the same text every time: count it once per cache entry and format.
       countTokensOnce(`${outcome.cacheKey}|${output.format}|${output.fields ?? ''}`, rendered.tokensText)
-    : countTokens(rendered.tokensText)
+    : countTokens(rendered.tokensText())
   setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens }, usdPerCredit)
   return reply.type(rendered.contentType).send(rendered.payload)
 }

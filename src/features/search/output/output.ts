@@ -16,7 +16,7 @@ import { compactBody, pruneBody } from './compact.format.ts'
 import { type FieldPath, parseFields, projectFields } from './fields.projection.ts'
 import { assertFormatAllowed, renderMarkdown } from './markdown.format.ts'
 import { endpointPath, type OutputFormat, type ResponseBody, topLevelKeys, type Vertical } from './output.types.ts'
-import { bodyJson, completeBody } from './stable-shape.ts'
+import { bodyBytes, completeBody } from './stable-shape.ts'
 
 export { compactBody } from './compact.format.ts'
 export { type FieldPath, MAX_FIELD_PATHS, parseFields, projectFields } from './fields.projection.ts'
@@ -47,6 +47,14 @@ export interface RenderedResponse {
   tokensText: string
 }
 
+/** What a search sends: JSON as UTF-8 bytes (stable-shape.ts `bodyBytes`), its text only when asked for. */
+export interface RenderedReply {
+  contentType: RenderedResponse['contentType']
+  payload: string | Buffer
+  /** The text X-Tokens-Estimate is counted on (a cache hit counts it once per entry: lookup.reply.ts). */
+  tokensText(): string
+}
+
 /**
  * Checks that `format` and `fields` are offered on `vertical` and returns the parsed `fields=` paths.
  * Throws `invalid_request` naming the parameter.
@@ -64,12 +72,19 @@ export function validateOutputOptions(vertical: Vertical, options: OutputOptions
   return parseFields(options.fields, topLevelKeys(vertical))
 }
 
-/** Renders a vertical's response body in the requested format. Throws `invalid_request` on bad options. */
+/** Renders a vertical's response body in the requested format, as text. Throws `invalid_request` on bad options. */
 export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical, body: B, options: OutputOptions): RenderedResponse {
+  const reply = renderSearchReply(vertical, body, options)
+  const text = reply.tokensText()
+  return { contentType: reply.contentType, payload: text, tokensText: text }
+}
+
+/** renderSearchResponse for the wire: the JSON formats as bytes. */
+export function renderSearchReply<B extends ResponseBody>(vertical: Vertical, body: B, options: OutputOptions): RenderedReply {
   const fields = validateOutputOptions(vertical, options)
   if (options.format === 'markdown') {
     const markdown = renderMarkdown(vertical, body)
-    return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: markdown }
+    return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: () => markdown }
   }
   // Compact and fields= work on the body as the engine gave it, so they send what they always have.
   let shaped: object
@@ -80,6 +95,6 @@ export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical,
     shaped = options.format === 'compact' ? compactBody(vertical, body) : completeBody(vertical, body)
   }
   // No indentation: every space is a token a model pays for, and clients parse it anyway.
-  const payload = bodyJson(shaped)
-  return { contentType: JSON_CONTENT_TYPE, payload, tokensText: payload }
+  const payload = bodyBytes(shaped)
+  return { contentType: JSON_CONTENT_TYPE, payload, tokensText: () => payload.toString('utf8') }
 }

@@ -79,26 +79,39 @@ function remembered(complete: Completer): Completer {
   }
 }
 
-const jsonOf = new WeakMap<object, string>()
+const jsonOf = new WeakMap<object, Buffer>()
+const keyJson = new Map<string, Buffer>()
+const [OPEN, COMMA, CLOSE] = [Buffer.from('{'), Buffer.from(','), Buffer.from('}')]
 
 /**
- * JSON.stringify of a completed body whose frozen (cached, immutable) children keep their JSON text:
- * a replayed cache entry serialises only its new meta, not the whole 5 KB again. Same bytes as
- * JSON.stringify(body).
+ * JSON.stringify of a completed body as UTF-8 bytes, whose frozen (cached, immutable) children
+ * keep their encoded JSON: a replayed cache entry serialises only its new meta, not the whole 6 KB
+ * again, and no string of the whole body is built. That string would often be two bytes a
+ * character (one non-Latin-1 character in a snippet suffices) and be copied again on its way to
+ * the socket: most of what a cache hit allocated. Same bytes as JSON.stringify(body).
  */
-export function bodyJson(body: object): string {
-  if (Array.isArray(body) || typeof (body as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(body)
-  const parts: string[] = []
+export function bodyBytes(body: object): Buffer {
+  if (Array.isArray(body) || typeof (body as { toJSON?: unknown }).toJSON === 'function') return Buffer.from(JSON.stringify(body))
+  const parts: Buffer[] = [OPEN]
   for (const [key, value] of Object.entries(body)) {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
-    let text = value !== null && typeof value === 'object' && Object.isFrozen(value) ? jsonOf.get(value) : undefined
-    if (text === undefined) {
-      text = JSON.stringify(value)
-      if (value !== null && typeof value === 'object' && Object.isFrozen(value)) jsonOf.set(value, text)
+    const frozen = value !== null && typeof value === 'object' && Object.isFrozen(value)
+    let bytes = frozen ? jsonOf.get(value) : undefined
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(value))
+      if (frozen) jsonOf.set(value, bytes)
     }
-    parts.push(`${JSON.stringify(key)}:${text}`)
+    let name = keyJson.get(key)
+    if (name === undefined) {
+      name = Buffer.from(`${JSON.stringify(key)}:`)
+      // Keys come from the response schemas: a small, fixed set.
+      if (keyJson.size < 1000) keyJson.set(key, name)
+    }
+    if (parts.length > 1) parts.push(COMMA)
+    parts.push(name, bytes)
   }
-  return `{${parts.join(',')}}`
+  parts.push(CLOSE)
+  return Buffer.concat(parts)
 }
 
 function planFor(shape: Record<string, z.ZodType>) {
