@@ -28,7 +28,7 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY docker/entrypoint.sh docker/init-secrets.sh ./docker/
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data node_modules/.cache/trawl && chown node:node /data node_modules/.cache/trawl
 USER node
 VOLUME /data
 EXPOSE 8080

@@ -31,7 +31,7 @@ import { keyFromRequest } from './http/auth.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
 import { safeEqual } from './features/accounts/secrets.ts'
-import { loggerOptions } from './http/logging.ts'
+import { loggerOptions, requestLogger } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { jobKinds } from './jobs/workers.ts'
 import { withLogFields } from './metrics/log-context.ts'
@@ -62,6 +62,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     logger: { ...loggerOptions(config.logLevel), ...(opts.logStream ? { stream: opts.logStream } : {}) },
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
+    childLoggerFactory: requestLogger,
     // Errors Fastify and Node answer on their own (bad percent-encoding, oversized headers) get the envelope too.
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(newRequestId),

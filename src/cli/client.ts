@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
+import { srcFile } from '../paths.ts'
 import type { Connection } from './config-file.ts'
 
 /** HTTP calls of the client commands: JSON in, JSON or Markdown out, the API's errors as ApiCallError. */
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+export const VERSION: string = (JSON.parse(readFileSync(srcFile('../package.json'), 'utf8')) as { version: string }).version
 
 /** An error answer of the API: its code and message are what the user sees (stderr, exit code 1). */
 export class ApiCallError extends Error {

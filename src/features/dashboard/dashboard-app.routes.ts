@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.ts'
+import { srcFile } from '../../paths.ts'
 import type { Services } from '../../services.ts'
 import { dashboardPaths } from './dashboard.http.ts'
 
@@ -17,8 +18,8 @@ import { dashboardPaths } from './dashboard.http.ts'
  * client-side router owns them. `<app>/api/*` is never the page: unknown API paths are 404 JSON.
  */
 
-const APP_DIR = fileURLToPath(new URL('./app/', import.meta.url))
-const require = createRequire(import.meta.url)
+const APP_DIR = fileURLToPath(srcFile('features/dashboard/app/'))
+const require = createRequire(srcFile('features/dashboard/'))
 
 /** A package's folder: from its main entry up to its package.json (htm does not export ./package.json). */
 function packageDir(name: string): string {

@@ -1,5 +1,5 @@
-import scalarReference, { type ApiReferenceConfiguration } from '@scalar/fastify-api-reference'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type InjectOptions } from 'fastify'
 
 /** Scalar's reference, configured to load nothing but this server: no fonts, telemetry or hosted services. */
 const REFERENCE: Partial<ApiReferenceConfiguration> = {
@@ -23,12 +23,39 @@ const REFERENCE: Partial<ApiReferenceConfiguration> = {
  * /v1/openapi.json (generated from the routes' zod schemas; see openapi.document.ts), the
  * reference for people at /docs (Scalar, its script served from node_modules by its Fastify
  * plugin), and / pointing to it unless the dashboard lives there.
+ *
+ * Scalar's plugin holds about 20 MB of script text from the moment it is loaded: it is loaded at
+ * the first visit to /docs, in a Fastify instance of its own that the /docs routes forward to.
  */
 export function docsRoutes(app: FastifyInstance) {
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   // A dashboard mounted at the site's root (TRAWL_APP_URL with no path, registered before) keeps /.
   if (!app.hasRoute({ method: 'GET', url: '/' })) app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/docs', 302))
-  app.register(scalarReference, { routePrefix: '/docs', configuration: REFERENCE, hooks: { onRequest: pageHeaders(app) }, logLevel: 'warn' })
+  let reference: Promise<FastifyInstance> | undefined
+  const forward = async (req: FastifyRequest, reply: FastifyReply) => {
+    reference ??= referenceApp().catch((err) => {
+      reference = undefined
+      throw err
+    })
+    const res = await (await reference).inject({ method: req.method as InjectOptions['method'], url: req.url, headers: req.headers })
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value)
+    }
+    return reply.code(res.statusCode).send(res.rawPayload.length > 0 ? res.rawPayload : undefined)
+  }
+  const options = { schema: { hide: true }, onRequest: pageHeaders(app), logLevel: 'warn' as const }
+  app.get('/docs', options, forward)
+  app.get('/docs/*', options, forward)
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length'])
+
+async function referenceApp(): Promise<FastifyInstance> {
+  const { default: scalarReference } = await import('@scalar/fastify-api-reference')
+  const reference = Fastify({ logger: false })
+  await reference.register(scalarReference, { routePrefix: '/docs', configuration: REFERENCE })
+  await reference.ready()
+  return reference
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { srcFile } from '../../paths.ts'
 
 let text: string | undefined
 
@@ -7,6 +8,6 @@ let text: string | undefined
  * reference at /docs shows first, headings in its sidebar. `{{base_url}}` becomes this server's URL.
  */
 export function gettingStarted(baseUrl: string): string {
-  text ??= readFileSync(new URL('./getting-started.md', import.meta.url), 'utf8')
+  text ??= readFileSync(srcFile('features/docs/getting-started.md'), 'utf8')
   return text.replaceAll('{{base_url}}', baseUrl)
 }

@@ -1,0 +1,24 @@
+/**
+ * Files that ship beside the sources: thread entries, the dashboard app, the guide, package.json.
+ * Running the sources (tsx, vitest) they are found from this file. bin/trawl.mjs runs a bundle of
+ * the sources instead, built with `import.meta.url` defined as this file's URL, so the same
+ * relative paths hold there too. Nothing else under src/ reads `import.meta.url`.
+ */
+const SRC_ROOT = new URL('./', import.meta.url)
+
+/** A file under src/, from a path relative to src/ ('store/wal-checkpoint.worker.cjs'). */
+export const srcFile = (relative: string): URL => new URL(relative, SRC_ROOT)
+
+/** What bin/trawl.mjs sets when it runs the bundle: the reader threads' bundled entry. */
+interface BundleInfo {
+  readerWorker: string
+}
+
+/**
+ * The reader threads' entry: the bundled worker when the server runs from the bundle; otherwise
+ * reader.worker.cjs, which loads the TypeScript worker through tsx.
+ */
+export function readerWorkerFile(): URL {
+  const bundle = (globalThis as { trawlBundle?: BundleInfo }).trawlBundle
+  return bundle ? new URL(bundle.readerWorker) : srcFile('features/reading/reader.worker.cjs')
+}
