@@ -26,7 +26,7 @@ const runners: Record<string, (url: string) => Promise<CrawlRun>> = {
   trawl: (url) => runTrawl(url, trawlEnv),
   // maxRequestsPerCrawl = 1,000, as briefed.
   crawlee: (url) => runCrawlee(url, { cap: true }),
-  // Without maxRequestsPerCrawl: its best (crawlee.child.ts explains the cap's batch sleeps).
+  // Without maxRequestsPerCrawl: its best (crawlee.child.mjs explains the cap's batch sleeps).
   'crawlee-nocap': (url) => runCrawlee(url, { cap: false }),
 }
 const RATIO_BAR = 1.5

@@ -18,6 +18,12 @@ import { startReceiver, verifyTrawlSignature } from './support/webhook-receiver.
 const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 const PASSWORD = 'dashboard password 1'
 const TIMEOUT = 60_000
+/**
+ * What the page shows after an action, waited for up to 10 s: a save and its reload take a few
+ * hundred ms alone but seconds when the whole suite loads both cores (expect.poll's own 1 s
+ * failed there while the page was right).
+ */
+const UI_WAIT = { timeout: 10_000 }
 
 let trawl: Trawl
 let upstream: FakeUpstream
@@ -88,22 +94,22 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await page.getByLabel('Email').fill(owner.email)
       await page.getByLabel('Password').fill('not the password')
       await page.getByRole('button', { name: 'Sign in' }).click()
-      await expect.poll(() => page.getByRole('alert').textContent()).toBe('email or password is wrong')
+      await expect.poll(() => page.getByRole('alert').textContent(), UI_WAIT).toBe('email or password is wrong')
       await context.close()
 
       const app = await signIn(owner.email)
-      await expect.poll(() => row(app, 'default').count()).toBe(1)
+      await expect.poll(() => row(app, 'default').count(), UI_WAIT).toBe(1)
       await app.getByRole('button', { name: 'Create key' }).click()
       await app.getByLabel('Name').fill('browser key')
       await app.getByLabel('Monthly credit limit (optional)').fill('50')
       await app.getByRole('dialog').getByRole('button', { name: 'Create key' }).click()
       const secret = (await app.getByTestId('secret').textContent())!
       expect(secret).toMatch(/^trawl_live_[A-Za-z0-9_-]{32}$/)
-      await expect.poll(() => app.getByRole('alert').first().textContent()).toContain('shown only once')
+      await expect.poll(() => app.getByRole('alert').first().textContent(), UI_WAIT).toContain('shown only once')
       await app.getByRole('dialog').getByRole('button', { name: 'Copy' }).click()
       expect(await app.evaluate(() => navigator.clipboard.readText())).toBe(secret)
       await app.getByRole('button', { name: 'I have stored it' }).click()
-      await expect.poll(() => row(app, 'browser key').textContent()).toContain('50 / month')
+      await expect.poll(() => row(app, 'browser key').textContent(), UI_WAIT).toContain('50 / month')
       expect(await app.content()).not.toContain(secret) // gone from the page once dismissed
 
       // The secret works with the API, like curl would use it.
@@ -112,7 +118,7 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       expect(searched.headers.get('x-credits-used')).toBe('1')
       expect(await (await api('/v1/account', secret)).json()).toMatchObject({ key: { name: 'browser key', credit_limit: 50, credits_used_month: 1 } })
       await app.reload()
-      await expect.poll(() => row(app, 'browser key').locator('td[data-label="This month"]').textContent()).toBe('1')
+      await expect.poll(() => row(app, 'browser key').locator('td[data-label="This month"]').textContent(), UI_WAIT).toBe('1')
       expect(await row(app, 'browser key').locator('td[data-label="Last used"]').textContent()).toBe('just now')
       expect(await row(app, 'browser key').locator('td[data-label="Prefix"]').textContent()).toBe(`${secret.slice(0, 17)}…`)
       await screenshot(app, 'keys-1280')
@@ -131,13 +137,13 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await row(app, 'browser key').getByRole('button', { name: 'Rename' }).click()
       await app.getByRole('dialog').getByLabel('Name').fill('renamed key')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
-      await expect.poll(() => row(app, 'renamed key').count()).toBe(1)
+      await expect.poll(() => row(app, 'renamed key').count(), UI_WAIT).toBe(1)
       await row(app, 'renamed key').getByRole('button', { name: 'Revoke' }).click()
       await app.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
       expect(await row(app, 'renamed key').count()).toBe(1) // nothing happens without the confirmation
       await row(app, 'renamed key').getByRole('button', { name: 'Revoke' }).click()
       await app.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click()
-      await expect.poll(() => row(app, 'renamed key').count()).toBe(0)
+      await expect.poll(() => row(app, 'renamed key').count(), UI_WAIT).toBe(0)
       const revoked = await api('/v1/account', rotated)
       expect(revoked.status).toBe(401)
       expect((await revoked.json()).error.message).toBe('API key was revoked')
@@ -153,13 +159,13 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await app.getByRole('region', { name: 'Member key limit' }).getByRole('button', { name: 'Change' }).click()
       await app.getByRole('dialog').getByRole('spinbutton').fill('5')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
-      await expect.poll(() => app.getByRole('region', { name: 'Member key limit' }).textContent()).toContain('5 / month')
+      await expect.poll(() => app.getByRole('region', { name: 'Member key limit' }).textContent(), UI_WAIT).toContain('5 / month')
 
       // A limit of 2 on the default key: the third call is refused before running.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
       await app.getByRole('dialog').getByRole('spinbutton').fill('2')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
-      await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent()).toBe('2 / month')
+      await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('2 / month')
       const used = (await (await api('/v1/account', owner.key)).json()).key.credits_used_month as number
       for (let i = used; i < 2; i++) expect((await api(`/v1/search?q=coffee${i}`, owner.key)).status).toBe(200)
       const refused = await api('/v1/search?q=over', owner.key)
@@ -174,13 +180,13 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
           .where('account_id', '=', owner.id)
           .where('name', '=', 'default')
           .executeTakeFirst()
-      await expect.poll(async () => (await fallback())?.allow_fallback).toBe(1)
+      await expect.poll(async () => (await fallback())?.allow_fallback, UI_WAIT).toBe(1)
       expect(await row(app, 'default').getByRole('switch').isChecked()).toBe(true)
       // Clear the limit again for the tests after this one.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
       await app.getByRole('dialog').getByRole('spinbutton').fill('')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
-      await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent()).toBe('none')
+      await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('none')
       await app.context().close()
 
       const member = await signIn(memberEmail)
@@ -196,7 +202,7 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await member.getByRole('dialog').getByRole('button', { name: 'Create key' }).click()
       const memberSecret = (await member.getByTestId('secret').textContent())!
       await member.getByRole('button', { name: 'I have stored it' }).click()
-      await expect.poll(() => row(member, 'member key').locator('td[data-label="Limit"]').textContent()).toBe('5 / month')
+      await expect.poll(() => row(member, 'member key').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('5 / month')
       expect(await row(member, 'member key').getByRole('button', { name: 'Limit' }).count()).toBe(0)
       expect(await row(member, 'member key').getByRole('button', { name: 'Rotate' }).count()).toBe(1)
       expect(await (await api('/v1/account', memberSecret)).json()).toMatchObject({ key: { name: 'member key', credit_limit: 5 } })
@@ -229,10 +235,10 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       const first = (await app.getByTestId('secret').textContent())!
       expect(first).toMatch(/^whsec_/)
       await app.getByRole('button', { name: 'I have stored it' }).click()
-      await expect.poll(() => app.getByTestId('secret-prefix').textContent()).toBe(`${first.slice(0, 12)}…`)
+      await expect.poll(() => app.getByTestId('secret-prefix').textContent(), UI_WAIT).toBe(`${first.slice(0, 12)}…`)
 
       await app.getByRole('button', { name: 'Send test event' }).click()
-      await expect.poll(() => app.getByRole('status').textContent()).toContain('Test event delivered: the receiver answered HTTP 200')
+      await expect.poll(() => app.getByRole('status').textContent(), UI_WAIT).toContain('Test event delivered: the receiver answered HTTP 200')
       expect(verifyTrawlSignature(first, receiver.hits.at(-1)!)).toBe(true)
 
       await app.getByRole('button', { name: 'Rotate secret' }).click()
@@ -241,12 +247,12 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       const second = (await app.getByTestId('secret').textContent())!
       expect(second).not.toBe(first)
       await app.getByRole('button', { name: 'I have stored it' }).click()
-      await expect.poll(() => app.getByTestId('secret-prefix').textContent()).toBe(`${second.slice(0, 12)}…`)
+      await expect.poll(() => app.getByTestId('secret-prefix').textContent(), UI_WAIT).toBe(`${second.slice(0, 12)}…`)
       await app.getByRole('button', { name: 'Send test event' }).click()
-      await expect.poll(() => receiver.hits.length).toBe(2)
+      await expect.poll(() => receiver.hits.length, UI_WAIT).toBe(2)
       expect(verifyTrawlSignature(second, receiver.hits[1]!)).toBe(true)
       expect(verifyTrawlSignature(first, receiver.hits[1]!)).toBe(false)
-      await expect.poll(() => app.getByTestId('deliveries-table').locator('tbody tr').count()).toBe(2)
+      await expect.poll(() => app.getByTestId('deliveries-table').locator('tbody tr').count(), UI_WAIT).toBe(2)
       const cells = await app.getByTestId('deliveries-table').locator('tbody tr').first().locator('td').allTextContents()
       expect(cells.slice(1, 5)).toEqual(['webhook.test', 'delivered', '1', '200'])
       await screenshot(app, 'webhooks-1280')
@@ -290,7 +296,7 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await app.locator('summary', { hasText: 'More parameters' }).click()
       await app.locator('#param-num').fill('7')
       await app.getByRole('button', { name: 'Run' }).click()
-      await expect.poll(() => app.getByRole('alert').textContent()).toMatch(/num/)
+      await expect.poll(() => app.getByRole('alert').textContent(), UI_WAIT).toMatch(/num/)
       await screenshot(app, 'playground-1280')
       await app.context().close()
     },
@@ -306,14 +312,14 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       expect(await row(app, 'default').locator('td[data-label="Prefix"]').isVisible()).toBe(true)
       await app.getByRole('link', { name: 'Usage' }).click()
       const balance = (await (await trawl.admin('GET', `/admin/v1/accounts/${owner.id}`)).json()).balance as number
-      await expect.poll(() => app.getByTestId('usage-stats').textContent()).toContain(`Balance${balance} credits`)
+      await expect.poll(() => app.getByTestId('usage-stats').textContent(), UI_WAIT).toContain(`Balance${balance} credits`)
       await app.getByTestId('usage-chart').waitFor()
       expect(await app.getByTestId('usage-chart').locator('rect').count()).toBeGreaterThan(0)
       expect(await app.locator('.legend').textContent()).toContain('default')
       expect(await app.locator('.legend').textContent()).toContain('(revoked)') // the revoked key keeps its history
       await app.getByRole('button', { name: 'By endpoint' }).click()
-      await expect.poll(() => app.locator('.legend').textContent()).toContain('/v1/search')
-      await expect.poll(() => app.getByTestId('ledger-table').locator('tbody tr').count()).toBeGreaterThan(3)
+      await expect.poll(() => app.locator('.legend').textContent(), UI_WAIT).toContain('/v1/search')
+      await expect.poll(() => app.getByTestId('ledger-table').locator('tbody tr').count(), UI_WAIT).toBeGreaterThan(3)
       expect(await app.getByTestId('ledger-table').textContent()).toContain('Credits added')
       const stats = await screenshot(app, 'usage-390')
       expect(stats.width).toBe(390)
@@ -344,11 +350,11 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
         await app.getByRole('region', { name: 'Monitors' }).getByRole('button', { name: 'Refresh' }).click()
         const line = app.getByTestId('monitors-table').locator('tbody tr', { hasText: 'beans watch' })
         await line.getByRole('button', { name: 'Pause' }).click()
-        await expect.poll(async () => (await (await api(`/v1/monitors/${monitor.id}`, owner.key)).json()).active).toBe(false)
+        await expect.poll(async () => (await (await api(`/v1/monitors/${monitor.id}`, owner.key)).json()).active, UI_WAIT).toBe(false)
         await line.getByRole('button', { name: 'Resume' }).click()
-        await expect.poll(async () => (await (await api(`/v1/monitors/${monitor.id}`, owner.key)).json()).active).toBe(true)
+        await expect.poll(async () => (await (await api(`/v1/monitors/${monitor.id}`, owner.key)).json()).active, UI_WAIT).toBe(true)
         await line.getByRole('button', { name: 'History' }).click()
-        await expect.poll(() => app.getByText('No runs yet.').count()).toBe(1)
+        await expect.poll(() => app.getByText('No runs yet.').count(), UI_WAIT).toBe(1)
       }
       await screenshot(app, 'work-1280')
       // Signing out ends the session: the API refuses the cookie and the app shows the form.

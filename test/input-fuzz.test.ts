@@ -697,7 +697,7 @@ describe('every route refuses wrong input with the error envelope, unbilled', ()
     // Pages, assets, the MCP endpoint (JSON-RPC, test/mcp.test.ts) and the other vendors' shapes
     // (each with its own wrong-input table in test/compat-*.test.ts) are not in this table.
     const apiOnly = (r: string) =>
-      !/^(HEAD|OPTIONS) |^GET \/(docs(\/.*)?|healthz|livez|v1\/openapi\.json)?$|^GET \/app(\*|\/\*|\/assets\/.*)?$|^(GET|POST|DELETE) \/mcp$|^[A-Z]+ \/compat\//.test(
+      !/^(HEAD|OPTIONS) |^GET \/(docs(\/.*|\*)?|healthz|livez|v1\/openapi\.json)?$|^GET \/app(\*|\/\*|\/assets\/.*)?$|^(GET|POST|DELETE) \/mcp$|^[A-Z]+ \/compat\//.test(
         r,
       )
     expect(

@@ -1,8 +1,9 @@
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { isOutage } from '../src/store/outage.ts'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { freePort } from './support/free-port.ts'
 import { createTestDatabase, POSTGRES_ADMIN_URL } from './support/postgres.ts'
 import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
@@ -22,15 +23,6 @@ beforeAll(async () => {
 afterAll(() => upstream.close())
 
 const search = (t: Trawl, key: string, q = 'faults') => fetch(`${t.base}/v1/search?q=${q}&engine=wikipedia`, { headers: { authorization: `Bearer ${key}` } })
-
-/** A port nothing listens on. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /** Writes `bytes`, then resolves with everything the server sent before closing. */
 function raw(port: number, bytes: string, drip?: { text: string; everyMs: number }): Promise<{ status: number; body: string }> {

@@ -184,10 +184,17 @@ for (const t of transports) {
       await admin.connect()
       try {
         const database = new URL(env.TRAWL_DATABASE_URL!).pathname.slice(1)
-        const killed = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query like 'LISTEN %'", [database])
+        const killed = await admin.query("select pid, pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query like 'LISTEN %'", [database])
         expect(killed.rowCount).toBe(2) // A's and B's listeners
+        // New listeners, not the killed ones (a terminated backend may still be listed for a moment).
+        const old = killed.rows.map((r) => r.pid as number)
         const listening = async () =>
-          (await admin.query("select count(*)::int as n from pg_stat_activity where datname = $1 and query like 'LISTEN %'", [database])).rows[0].n === 2
+          (
+            await admin.query("select count(*)::int as n from pg_stat_activity where datname = $1 and query like 'LISTEN %' and not (pid = any($2))", [
+              database,
+              old,
+            ])
+          ).rows[0].n === 2
         expect(await waitFor(listening)).toBe(true)
       } finally {
         await admin.end()

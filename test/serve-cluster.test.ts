@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { freePort } from './support/free-port.ts'
 import { skipWithoutRedis } from './support/servers.ts'
 import { ADMIN_TOKEN } from './support/start-trawl.ts'
 import { waitFor } from './support/webhook-receiver.ts'
@@ -27,17 +27,6 @@ afterAll(async () => {
   await upstream.close()
   rmSync(dir, { recursive: true, force: true })
 })
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 const baseEnv = (port: number, extra: Record<string, string> = {}) => ({
   PATH: process.env.PATH ?? '',

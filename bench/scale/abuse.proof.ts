@@ -9,13 +9,11 @@
  */
 import { connect } from 'node:net'
 import { Agent } from 'undici'
-import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
-import { ADMIN_TOKEN, createAccount, figures, freshDatabase, killAll, proofRedisUrl, runProof, sleep, startApi } from './cluster.ts'
+import { ADMIN_TOKEN, createAccount, figures, freshDatabase, killAll, proofEnv, runProof, sleep, slowEngine, startApi } from './cluster.ts'
 
 const REQUESTS = Number(process.env.PROOF_REQUESTS ?? 10_000)
 const SLOW = Number(process.env.PROOF_SLOW_CLIENTS ?? 200)
 const CONCURRENCY = 50
-const ANSWER = fixture('serp/wikipedia/api/android-full-text-search-generator.json')
 
 type Malformed = { kind: 'fetch'; name: string; path: string; init?: RequestInit } | { kind: 'raw'; name: string; bytes: string }
 
@@ -142,11 +140,9 @@ const isEnvelope = (body: string) => {
 }
 
 await runProof(async () => {
-  const upstream = await fakeUpstream((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(ANSWER), 20)
-  })
+  const upstream = await slowEngine()
   const db = await freshDatabase()
-  const env = { TRAWL_DATABASE_URL: db.url, TRAWL_REDIS_URL: proofRedisUrl(), TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` }
+  const env = proofEnv(db, upstream)
   const dispatcher = new Agent({ connections: CONCURRENCY * 2, headersTimeout: 30_000, bodyTimeout: 30_000 })
   try {
     const api = await startApi('api', env)

@@ -7,11 +7,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs'
-import { createServer } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { openStore, type Store } from '../../src/store/database.ts'
+import { type FakeUpstream, fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
+import { freePort } from '../../test/support/free-port.ts'
 import { createTestDatabase, POSTGRES_ADMIN_URL } from '../../test/support/postgres.ts'
 import { reachable } from '../../test/support/reachable.ts'
 
@@ -99,18 +101,22 @@ export async function ensureServers() {
 export const freshDatabase = createTestDatabase
 
 /** A Redis database index of its own (1-15; tests use 0), so the proof's keys never meet theirs. */
-export const proofRedisUrl = () => `redis://127.0.0.1:6379/${8 + Math.floor(Math.random() * 8)}`
+const proofRedisUrl = () => `redis://127.0.0.1:6379/${8 + Math.floor(Math.random() * 8)}`
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+const ANSWER = fixture('serp/wikipedia/api/android-full-text-search-generator.json')
+
+/** The engine the proofs search: a saved Wikipedia answer after `delayMs` (20 ms: calls overlap in each process). */
+export const slowEngine = (delayMs: (req: IncomingMessage) => number = () => 20) =>
+  fakeUpstream((req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(ANSWER), delayMs(req))
   })
-}
+
+/** What every process of a proof shares: its fresh database, a Redis index of its own, the engine. */
+export const proofEnv = (db: { url: string }, engine: FakeUpstream) => ({
+  TRAWL_DATABASE_URL: db.url,
+  TRAWL_REDIS_URL: proofRedisUrl(),
+  TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`,
+})
 
 // ---- Trawl processes ----
 

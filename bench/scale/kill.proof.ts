@@ -8,7 +8,6 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
 import {
   books,
   createAccount,
@@ -18,9 +17,10 @@ import {
   killAll,
   netByRequest,
   openBooks,
-  proofRedisUrl,
+  proofEnv,
   runProof,
   sleep,
+  slowEngine,
   startApi,
   startWorker,
   type TrawlProcess,
@@ -34,7 +34,6 @@ const MONITORS = Number(process.env.PROOF_MONITORS ?? 6)
 const KILLS = Number(process.env.PROOF_KILLS ?? 12)
 const WORKERS = 3
 // A MediaWiki API answer: cheap to parse, so the workers' time goes to the job machinery under test.
-const ANSWER = fixture('serp/wikipedia/api/android-full-text-search-generator.json')
 
 /** A site of linked articles, each page answering after 150 ms, so a crawl takes a few seconds. */
 async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
@@ -68,16 +67,11 @@ async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
 
 await runProof(async () => {
   // Searches answer after 400 ms, monitor searches after 2.5 s: a kill always lands mid-work.
-  const upstream = await fakeUpstream((req, res) => {
-    const monitor = req.url?.includes('kill+monitor') || req.url?.includes('kill%20monitor')
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(ANSWER), monitor ? 2500 : 400)
-  })
+  const upstream = await slowEngine((req) => (req.url?.includes('kill+monitor') || req.url?.includes('kill%20monitor') ? 2500 : 400))
   const site = await slowSite()
   const db = await freshDatabase()
   const env = {
-    TRAWL_DATABASE_URL: db.url,
-    TRAWL_REDIS_URL: proofRedisUrl(),
-    TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`,
+    ...proofEnv(db, upstream),
     TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
     TRAWL_SCHEDULER_POLL_MS: '200',
     // Leases long enough that a CPU-starved (not dead) worker keeps them on a busy machine.

@@ -7,7 +7,6 @@
  *   npm run proof:ledger        (PROOF_CALLS, PROOF_CREDITS, PROOF_PROCESSES to change the shape)
  */
 import { Agent } from 'undici'
-import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
 import {
   billingAgainstAnswers,
   books,
@@ -17,23 +16,20 @@ import {
   freshDatabase,
   killAll,
   openBooks,
-  proofRedisUrl,
+  proofEnv,
   runProof,
+  slowEngine,
   startApi,
 } from './cluster.ts'
 
 const CALLS = Number(process.env.PROOF_CALLS ?? 2000)
 const CREDITS = Number(process.env.PROOF_CREDITS ?? 500)
 const PROCESSES = Number(process.env.PROOF_PROCESSES ?? 4)
-const ANSWER = fixture('serp/wikipedia/api/android-full-text-search-generator.json')
 
 await runProof(async () => {
-  // The engine answers after 20 ms, so calls overlap inside each process as well as across them.
-  const upstream = await fakeUpstream((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(ANSWER), 20)
-  })
+  const upstream = await slowEngine()
   const db = await freshDatabase()
-  const env = { TRAWL_DATABASE_URL: db.url, TRAWL_REDIS_URL: proofRedisUrl(), TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` }
+  const env = proofEnv(db, upstream)
   const store = await openBooks(db.url)
   try {
     // The first process migrates the fresh database; the others start on it.

@@ -10,7 +10,6 @@
  */
 import { Agent } from 'undici'
 import { refundStaleReservations, STALE_RESERVATION_MS } from '../../src/features/credits/credits.service.ts'
-import { fakeUpstream, fixture } from '../../test/support/fake-upstream.ts'
 import { reachable } from '../../test/support/reachable.ts'
 import {
   billingAgainstAnswers,
@@ -24,10 +23,11 @@ import {
   openBooks,
   postgresCtl,
   postgresUp,
-  proofRedisUrl,
+  proofEnv,
   redisCtl,
   runProof,
   sleep,
+  slowEngine,
   startApi,
   waitFor,
 } from './cluster.ts'
@@ -35,7 +35,6 @@ import {
 const CLIENTS = Number(process.env.PROOF_CLIENTS ?? 16)
 const DOWN_MS = Number(process.env.PROOF_DOWN_MS ?? 5000)
 const CLIENT_TIMEOUT_MS = 20_000
-const ANSWER = fixture('serp/wikipedia/api/android-full-text-search-generator.json')
 
 interface Outcome {
   at: number
@@ -46,11 +45,9 @@ interface Outcome {
 }
 
 await runProof(async () => {
-  const upstream = await fakeUpstream((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(ANSWER), 20)
-  })
+  const upstream = await slowEngine()
   const db = await freshDatabase()
-  const env = { TRAWL_DATABASE_URL: db.url, TRAWL_REDIS_URL: proofRedisUrl(), TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` }
+  const env = proofEnv(db, upstream)
   const store = await openBooks(db.url)
   const dispatcher = new Agent({ connections: CLIENTS * 2, headersTimeout: CLIENT_TIMEOUT_MS, bodyTimeout: CLIENT_TIMEOUT_MS })
   let stop = false

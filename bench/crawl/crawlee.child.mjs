@@ -1,7 +1,8 @@
 /**
  * Crawlee's CheerioCrawler over the bench site, in a process of its own so its peak RSS is its
- * own: `node bin/run-ts.mjs bench/crawl/crawlee.child.ts <site url> cap|nocap`. Prints one JSON
- * line (a CrawlRun) on stdout.
+ * own: `node bench/crawl/crawlee.child.mjs <site url> cap|nocap <concurrency> <limit>`. Prints one
+ * JSON line (a CrawlRun, runners.ts) on stdout. Plain JavaScript, so Crawlee runs without the
+ * TypeScript loader (whose thread would count in its memory).
  *
  * Same concurrency as Trawl, robots.txt honoured, links of the same host followed, storage in
  * memory only. Its handler reads the article text, a lighter job than Trawl's main-content
@@ -16,15 +17,16 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { CheerioCrawler, Configuration, LogLevel, log } from '@crawlee/cheerio'
-import { CONCURRENCY, type CrawlRun, LIMIT } from './runners.ts'
 
-const [siteUrl, mode] = process.argv.slice(2)
-if (!siteUrl) throw new Error('usage: crawlee.child.ts <site url> cap|nocap')
+const [siteUrl, mode, concurrency, limit] = process.argv.slice(2)
+if (!siteUrl || !concurrency || !limit) throw new Error('usage: crawlee.child.mjs <site url> cap|nocap <concurrency> <limit>')
+const CONCURRENCY = Number(concurrency)
+const LIMIT = Number(limit)
 log.setLevel(LogLevel.ERROR)
 const storageDir = resolve('storage')
 const storageExisted = existsSync(storageDir)
 const config = new Configuration({ persistStorage: false, purgeOnStart: false })
-const texts: number[] = []
+const texts = []
 let failed = 0
 const crawler = new CheerioCrawler(
   {
@@ -51,7 +53,7 @@ const ms = performance.now() - started
 const cpu = process.cpuUsage(cpuStart)
 await crawler.teardown()
 if (!storageExisted && existsSync(storageDir)) throw new Error(`Crawlee wrote ${storageDir}; it must stay in memory`)
-const run: CrawlRun = {
+const run = {
   pages: texts.length,
   failed,
   ms,
