@@ -48,7 +48,7 @@ export interface Services {
 
 export async function openServices(config: Config): Promise<Services> {
   const store = await openStore(config.databaseUrl)
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null
   const signals = await openSignals(config, store, redis)
   const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals) })
   const renderer = createRenderer(config)

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
-import pg from 'pg'
-import type { Store } from '../store/database.ts'
+import type pg from 'pg'
+import { loadPg, type Store } from '../store/database.ts'
 import { SignalHub, type SignalLog, type Signals } from './signals.ts'
 
 export const NOTIFY_CHANNEL = 'trawl_signals'
@@ -23,8 +23,9 @@ export async function postgresSignals(store: Store, databaseUrl: string, log: Si
   let client: pg.Client | null = null
   let retry: NodeJS.Timeout | null = null
 
+  const { Client } = await loadPg()
   const listen = async () => {
-    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 })
+    const c = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 })
     c.on('notification', (n) => {
       if (n.channel === NOTIFY_CHANNEL && n.payload) hub.receive(n.payload)
     })

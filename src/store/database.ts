@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { srcFile } from '../paths.ts'
 import { type GroupCommit, groupCommit } from './group-commit.ts'
 import { migrateToLatest } from './migrations.ts'
@@ -26,12 +26,17 @@ export interface Store {
   close(): Promise<void>
 }
 
-// BIGINT (int8) and NUMERIC come back from pg as strings; every BIGINT here is epoch ms or
-// millicredits, far inside Number's safe range.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
+/** pg, loaded only on PostgreSQL (about 14 MB resident a SQLite server would carry for nothing). */
+export async function loadPg(): Promise<typeof pg> {
+  const { default: driver } = await import('pg')
+  // BIGINT (int8) and NUMERIC come back from pg as strings; every BIGINT here is epoch ms or
+  // millicredits, far inside Number's safe range.
+  driver.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
+  return driver
+}
 
 export async function openStore(databaseUrl: string, opts: { migrate?: boolean } = {}): Promise<Store> {
-  const store = databaseUrl.startsWith('sqlite:') ? openSqlite(databaseUrl.slice('sqlite:'.length)) : openPostgres(databaseUrl)
+  const store = databaseUrl.startsWith('sqlite:') ? openSqlite(databaseUrl.slice('sqlite:'.length)) : openPostgres(databaseUrl, await loadPg())
   if (opts.migrate !== false) await migrateToLatest(store.db, store.dialect)
   return store
 }
@@ -116,10 +121,10 @@ function withStatementCache(database: SqliteDatabase.Database) {
   }
 }
 
-function openPostgres(url: string): Store {
+function openPostgres(url: string, driver: typeof pg): Store {
   // connectionTimeoutMillis also bounds the wait for a free client under a burst: long enough to
   // queue through one (calls on one account take its row lock in turn), short enough never to hang.
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 30_000 })
+  const pool = new driver.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 30_000 })
   pool.on('error', () => {}) // an idle client's broken connection is replaced by the pool; /healthz reports outages
   // A client checked out of the pool (a transaction between statements) has no error listener of
   // the pool's: without this one, PostgreSQL restarting ("terminating connection due to
@@ -130,7 +135,7 @@ function openPostgres(url: string): Store {
   // A worker whose pool is busy (transactions queued on one account's row lock) must still renew
   // its leases, or other workers take its jobs over and run them twice. Opened on first use only;
   // a renewal never waits long on a row lock (jobs/lease.ts), so a few connections serve them all.
-  const leasePool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 30_000, options: '-c lock_timeout=1000' })
+  const leasePool = new driver.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 30_000, options: '-c lock_timeout=1000' })
   leasePool.on('error', () => {})
   leasePool.on('connect', (client) => client.on('error', () => {}))
   const leases = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: leasePool }) })

@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../services.ts'
 import { injectApi } from './mcp.api.ts'
@@ -30,7 +29,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps) {
   app.post('/mcp', { config: { auth: 'key-free' }, schema, onRequest: checkHostAndOrigin, onSend: challenge }, async (req, reply) => {
     const auth = req.auth
     const log = req.log
-    const server = createMcpServer({
+    const server = await createMcpServer({
       api: injectApi(app, req.headers.authorization ?? ''),
       stash: cacheStash(deps.cache, auth.keyId),
       onToolCall: (r) =>
@@ -40,6 +39,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps) {
         ),
       onInternalError: (err) => log.error({ err }, 'mcp tool failed unexpectedly'),
     })
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js')
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
     reply.raw.on('close', () => {
       void transport.close()

@@ -1,4 +1,3 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { fetchApi } from './mcp.api.ts'
 import { memoryStash } from './mcp.pages.ts'
 import { createMcpServer, MCP_SERVER_VERSION, TOOL_DEADLINE_MS } from './mcp.server.ts'
@@ -18,11 +17,12 @@ export async function runMcpStdio(env: Record<string, string | undefined>): Prom
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
     throw new McpStdioConfigError(`TRAWL_URL must be the http(s) address of a Trawl server, e.g. ${DEFAULT_TRAWL_URL}`)
   }
-  const server = createMcpServer({
+  const server = await createMcpServer({
     api: fetchApi(url, key, { timeoutMs: TOOL_DEADLINE_MS, userAgent: `trawl-mcp-stdio/${MCP_SERVER_VERSION}` }),
     stash: memoryStash(),
     onInternalError: (err) => process.stderr.write(`trawl mcp: ${(err as Error)?.stack ?? String(err)}\n`),
   })
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
   const transport = new StdioServerTransport()
   server.onclose = () => process.exit(0)
   process.stdin.on('end', () => void server.close())

@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module'
 import { Readability } from '@mozilla/readability'
 import type { AnyNode } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
-import { parseHTML } from 'linkedom'
+import { srcFile } from '../../paths.ts'
 
 /**
  * Readability.js on linkedom, used when Trawl's extractor finds too little prose (pages built
@@ -9,6 +10,13 @@ import { parseHTML } from 'linkedom'
  * so the same writer renders both paths. `<base href>` is injected because linkedom has no
  * baseURI; class names are kept so code-fence languages survive.
  */
+// linkedom (about 14 MB resident) is loaded the first time a page needs this fallback: most never do.
+let linkedom: typeof import('linkedom') | undefined
+const parseHTML = (html: string) => {
+  linkedom ??= createRequire(srcFile('features/reading/'))('linkedom') as typeof import('linkedom')
+  return linkedom.parseHTML(html)
+}
+
 export function readabilityNodes(html: string, baseUrl: string): { nodes: AnyNode[]; textLength: number } | null {
   const base = `<base href="${baseUrl.replace(/"/g, '&quot;')}">`
   const withBase = /<head(\s[^>]*)?>/i.test(html) ? html.replace(/<head(\s[^>]*)?>/i, (m) => `${m}${base}`) : `${base}${html}`
