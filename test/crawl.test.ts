@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { siteKey } from '../src/site/urls/url.canonical.ts'
 import { expectBooksBalanced } from './support/books.ts'
-import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
+import { article, type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
@@ -37,6 +37,30 @@ async function ended(t: Trawl, key: string, id: string, timeoutMs = 20_000) {
 }
 
 const pathsOf = (pages: { url: string }[]) => pages.map((p) => new URL(p.url).pathname).sort()
+
+/** More pages than GET /v1/crawl/{id} reads from the store in one batch (64), behind one index page. */
+const SERIES = 150
+
+/**
+ * Crawls the series: its result is streamed out of the store in several batches, and must come
+ * back whole, as one JSON document, in the order the pages were found (the index's link order).
+ */
+async function expectSeriesStreamed(t: Trawl, key: string) {
+  const paths = Array.from({ length: SERIES }, (_, i) => `/series/${i}`)
+  site.set('/series/', { status: 200, body: article('Series index', paths) })
+  for (const [i, path] of paths.entries()) site.set(path, { status: 200, body: article(`Series part ${i}`) })
+  const body = { url: `${site.url}/series/`, limit: 1000, max_depth: 1, sitemap: 'skip', include_paths: ['^/series/'] }
+  const created = await (await call(t, key, 'POST', '/v1/crawl', body)).json()
+  expect((await ended(t, key, created.id, 60_000)).status).toBe('completed')
+  const res = await call(t, key, 'GET', `/v1/crawl/${created.id}`)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+  expect(res.headers.get('transfer-encoding')).toBe('chunked')
+  const task = await res.json()
+  expect(task.result.pages.map((p: { url: string }) => new URL(p.url).pathname)).toEqual(['/series/', ...paths])
+  expect(task.result.pages[SERIES].markdown).toContain('Series part 149 paragraph 3')
+  expect(task).toMatchObject({ credits_used: SERIES + 1, result: { stats: { pages: SERIES + 1, failed: 0 } } })
+}
 
 describe('/v1/crawl', () => {
   let trawl: Trawl
@@ -164,6 +188,11 @@ describe('/v1/crawl', () => {
     }
   })
 
+  test('a result of many pages streams out whole and in order', async () => {
+    const { key } = await trawl.account({ plan: 'pro', credits: 1000 })
+    await expectSeriesStreamed(trawl, key)
+  })
+
   test('GET of another account’s crawl is 404', async () => {
     const a = await trawl.account({ plan: 'pro', credits: 10 })
     const b = await trawl.account({ plan: 'pro', credits: 10 })
@@ -270,6 +299,7 @@ describe.skipIf(skipWithoutPostgres)('/v1/crawl on PostgreSQL', () => {
       const tasks = await Promise.all(ids.map((id) => ended(a, key, id)))
       for (const task of tasks) expect(task).toMatchObject({ status: 'completed', credits_used: 3 })
       expect(await expectBooksBalanced(a, accountId)).toBe(88)
+      await expectSeriesStreamed(b, (await a.account({ plan: 'pro', credits: 1000 })).key)
     } finally {
       await a.close()
       await b.close()

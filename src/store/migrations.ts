@@ -279,6 +279,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await db.schema.alterTable('crawl_pages').addColumn('page', 'text').execute()
         await db.schema.alterTable('crawl_pages').addColumn('seq', 'integer').execute()
+        // A result is read back in order, a batch at a time (crawl.store.ts crawlPageBatches).
+        await db.schema.createIndex('crawl_pages_order').on('crawl_pages').columns(['crawl_id', 'seq', 'url_key']).execute()
       },
     },
   }

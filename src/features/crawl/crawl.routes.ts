@@ -8,7 +8,7 @@ import { toMc } from '../credits/money.ts'
 import { assertRenderable } from '../reading/render.read.ts'
 import { CrawlTask } from './crawl.response.ts'
 import { CrawlIdParams, CrawlParams } from './crawl.schema.ts'
-import { cancelCrawl, getCrawlJson, startCrawl } from './crawl.service.ts'
+import { cancelCrawl, getCrawlBody, startCrawl } from './crawl.service.ts'
 
 /** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
 export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number; renderer?: Renderer }) {
@@ -46,8 +46,8 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
   app.get(
     '/v1/crawl/:id',
     { config: { auth: 'key' }, schema: { ...schema, operationId: 'getCrawl', summary: 'Crawl progress, and the result when it has ended (kept 24 hours)' } },
-    // Sent as text: the stored result goes out as stored (crawl.view.ts `toCrawlJson`).
-    async (req, reply) => reply.type('application/json; charset=utf-8').send(await getCrawlJson(deps.store, req.auth.accountId, idOf(req.params))),
+    // Sent as text: the stored result goes out as stored, its pages streamed (crawl.service.ts `getCrawlBody`).
+    async (req, reply) => reply.type('application/json; charset=utf-8').send(await getCrawlBody(deps.store, req.auth.accountId, idOf(req.params))),
   )
   app.delete('/v1/crawl/:id', { config: { auth: 'key' }, schema: { ...schema, operationId: 'cancelCrawl', summary: 'Cancel a crawl' } }, async (req) =>
     cancelCrawl(deps.store, req.auth.accountId, idOf(req.params)),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { wakeJobs } from '../../jobs/runner.ts'
@@ -10,8 +11,8 @@ import { lockAccount } from '../credits/credits.store.ts'
 import { toMc } from '../credits/money.ts'
 import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
-import { countActiveCrawls, crawlPagesJson, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
-import { toCrawlJson, toCrawlView } from './crawl.view.ts'
+import { countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
+import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
 import { CRAWL_JOB } from './crawl.worker.ts'
 
 export const MAX_ACTIVE_CRAWLS = 20
@@ -108,10 +109,25 @@ export async function getCrawl(store: Store, accountId: string, id: string) {
   return toCrawlView(row, webhook, pages)
 }
 
-/** GET /v1/crawl/{id}: getCrawl as JSON text (crawl.view.ts `toCrawlJson`). */
-export async function getCrawlJson(store: Store, accountId: string, id: string): Promise<string> {
-  const { row, webhook, pages } = await crawlWithPages(store, accountId, id)
-  return toCrawlJson(row, webhook, pages)
+/**
+ * GET /v1/crawl/{id}: getCrawl as JSON text. A finished crawl's pages stream out of the store a
+ * batch at a time: a 1,000-page result is tens of MB, and held whole, with its copies on the way
+ * to the socket, it was the most memory a crawl ever took. The first batch is read before
+ * anything is sent, so a store that fails answers with an error, not a cut-off body.
+ */
+export async function getCrawlBody(store: Store, accountId: string, id: string): Promise<string | Readable> {
+  const row = await visibleCrawl(store, accountId, id)
+  const webhook = row.webhook_delivery_id ? await webhookDeliveryStatus(store, row.webhook_delivery_id) : null
+  const frame = crawlJsonFrame(row, webhook)
+  if (!frame.pages) return frame.before
+  const batches = crawlPageBatches(store.db, id)
+  const first = await batches.next()
+  async function* chunks() {
+    yield Buffer.from(`${frame.before}${first.done ? '' : first.value.join(',')}`)
+    for await (const pages of batches) yield Buffer.from(`,${pages.join(',')}`)
+    yield Buffer.from(frame.after)
+  }
+  return Readable.from(chunks())
 }
 
 /**

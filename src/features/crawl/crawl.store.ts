@@ -79,17 +79,36 @@ async function chargeCrawlPageIn(tx: Tx, crawlId: string, urlKey: string, mc: nu
   return true
 }
 
-/** A crawl's stored pages (JSON), in result order. */
+/**
+ * A crawl's stored pages in result order, `size` a query: GET /v1/crawl/{id} streams a large result
+ * (tens of MB) instead of holding it whole, and each query is short (keyset on the order index).
+ */
+export async function* crawlPageBatches(db: Db, crawlId: string, size = 64): AsyncGenerator<string[]> {
+  let after: { seq: number; urlKey: string } | null = null
+  for (;;) {
+    const from: typeof after = after
+    const rows: { page: string | null; seq: number | null; url_key: string }[] = await db
+      .selectFrom('crawl_pages')
+      .select(['page', 'seq', 'url_key'])
+      .where('crawl_id', '=', crawlId)
+      .where('page', 'is not', null)
+      .$if(from !== null, (q) => q.where((eb) => eb.or([eb('seq', '>', from!.seq), eb.and([eb('seq', '=', from!.seq), eb('url_key', '>', from!.urlKey)])])))
+      .orderBy('seq')
+      .orderBy('url_key')
+      .limit(size)
+      .execute()
+    if (rows.length > 0) yield rows.map((r) => r.page as string)
+    if (rows.length < size) return
+    const last = rows[rows.length - 1]!
+    after = { seq: last.seq ?? 0, urlKey: last.url_key }
+  }
+}
+
+/** A crawl's stored pages (JSON), in result order, all at once. */
 export async function crawlPagesJson(db: Db, crawlId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('crawl_pages')
-    .select('page')
-    .where('crawl_id', '=', crawlId)
-    .where('page', 'is not', null)
-    .orderBy('seq')
-    .orderBy('url_key')
-    .execute()
-  return rows.map((r) => r.page as string)
+  const pages: string[] = []
+  for await (const batch of crawlPageBatches(db, crawlId)) pages.push(...batch)
+  return pages
 }
 
 /** The statements of chargeCrawlPageIn, prepared once per SQLite connection. */

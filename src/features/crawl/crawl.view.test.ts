@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { CrawlRow } from '../../store/schema.ts'
-import { toCrawlJson, toCrawlView } from './crawl.view.ts'
+import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
+
+/** The text GET /v1/crawl/{id} streams: the frame with the pages between its parts. */
+const toCrawlJson = (row: CrawlRow, webhookStatus: string | null, pagesJson: string[] = []) => {
+  const frame = crawlJsonFrame(row, webhookStatus)
+  return frame.pages ? `${frame.before}${pagesJson.join(',')}${frame.after}` : frame.before
+}
 
 const row = (result: unknown): CrawlRow =>
   ({

@@ -5,15 +5,23 @@ const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString
 const json = <T>(text: string | null): T | null => (text ? (JSON.parse(text) as T) : null)
 
 /**
- * The result with its pages. Pages are stored one a row as the crawl reads them (crawl_pages, in
- * `pagesJson` here, in order); crawls finished before that (migration 0008) kept them in the result.
+ * The result's JSON text around its pages. Pages are stored one a row as the crawl reads them
+ * (crawl_pages, in order); crawls finished before that (migration 0008) kept them in the result,
+ * which is then `whole`.
  */
-function resultJson(row: CrawlRow, pagesJson: string[] = []): string | null {
-  if (!row.result) return null
+type ResultText = { whole: string | null } | { before: string; after: string }
+
+function resultText(row: CrawlRow): ResultText {
+  if (!row.result) return { whole: null }
   const stored = JSON.parse(row.result) as { url: string; pages?: unknown[]; failed: unknown[]; stats: unknown }
-  if (stored.pages) return row.result
+  if (stored.pages) return { whole: row.result }
   const { url, failed, stats } = stored
-  return `{"url":${JSON.stringify(url)},"pages":[${pagesJson.join(',')}],"failed":${JSON.stringify(failed)},"stats":${JSON.stringify(stats)}}`
+  return { before: `{"url":${JSON.stringify(url)},"pages":[`, after: `],"failed":${JSON.stringify(failed)},"stats":${JSON.stringify(stats)}}` }
+}
+
+function resultJson(row: CrawlRow, pagesJson: string[] = []): string | null {
+  const text = resultText(row)
+  return 'whole' in text ? text.whole : `${text.before}${pagesJson.join(',')}${text.after}`
 }
 
 /** SPEC "Crawl task": the wire form of a crawl row; `pagesJson` from crawl.store.ts `crawlPagesJson` (lists leave it out). */
@@ -39,11 +47,16 @@ export function toCrawlView(row: CrawlRow, webhookStatus: string | null, pagesJs
 export type CrawlView = ReturnType<typeof toCrawlView>
 
 /**
- * The same view as JSON text, the stored pages spliced in as they are stored: a finished crawl's
- * pages (tens of MB for a large crawl) are neither parsed, validated nor serialised again on each
- * poll, which would hold several copies of them in memory at once. Keys keep the view's order.
+ * The same view as JSON text, in two parts with the stored pages to go between them (joined by
+ * commas) when `pages` is true: a finished crawl's pages (tens of MB for a large crawl) are
+ * neither parsed, validated nor serialised again on each poll, and can be streamed out as stored
+ * (crawl.service.ts). Keys keep the view's order.
  */
-export function toCrawlJson(row: CrawlRow, webhookStatus: string | null, pagesJson?: string[]): string {
+export function crawlJsonFrame(row: CrawlRow, webhookStatus: string | null): { before: string; after: string; pages: boolean } {
   const { result: _stored, error, ...head } = toCrawlView({ ...row, result: null }, webhookStatus)
-  return `${JSON.stringify(head).slice(0, -1)},"result":${resultJson(row, pagesJson) ?? 'null'},"error":${JSON.stringify(error)}}`
+  const start = `${JSON.stringify(head).slice(0, -1)},"result":`
+  const end = `,"error":${JSON.stringify(error)}}`
+  const result = resultText(row)
+  if ('whole' in result) return { before: `${start}${result.whole ?? 'null'}${end}`, after: '', pages: false }
+  return { before: `${start}${result.before}`, after: `${result.after}${end}`, pages: true }
 }
