@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { freePort } from '../../test/support/free-port.ts'
 
 /**
- * Trawl as `npm start` runs it, in a process of its own (`node bin/trawl.mjs serve`, SQLite in a
+ * Trawl as `npm start` runs it, in a process of its own (`node <its flags> bin/trawl.mjs serve`, SQLite in a
  * temp dir, background workers on), with one enterprise account: what the benches measure from
  * outside, so that the server's memory, CPU and pauses are its own and not the bench's.
  */
@@ -57,6 +57,11 @@ async function waitForServer(base: string, child: ChildProcess, output: () => st
   throw new Error(`trawl serve did not start:\n${output()}`)
 }
 
+/** The node flags `npm start` gives the server (package.json), so that the benches run it the same way. */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((arg) => arg.startsWith('--'))
+
 /** Starts the server with `env` on top of a bench configuration; BENCH_NODE_ARGS adds node flags (e.g. --cpu-prof). */
 export async function startTrawlProcess(env: Record<string, string> = {}): Promise<TrawlProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'))
@@ -64,7 +69,7 @@ export async function startTrawlProcess(env: Record<string, string> = {}): Promi
   const base = `http://127.0.0.1:${port}`
   let output = ''
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/trawl.mjs', 'serve'], {
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeArgs, 'bin/trawl.mjs', 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
