@@ -47,7 +47,12 @@ const Env = z.object({
   TRAWL_SEARXNG_KEYLESS: bool('false'),
   // Reader threads for page parsing and Markdown (docs/crawl.md); 0 reads on the main thread.
   // The main thread fetches, stores and answers; readers take the other cores (one at least).
-  TRAWL_READER_THREADS: z.coerce.number().int().min(0).max(64).default(Math.max(1, availableParallelism() - 1)),
+  TRAWL_READER_THREADS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(Math.max(1, availableParallelism() - 1)),
   // Rendering pages that need JavaScript (docs/rendering.md).
   TRAWL_BROWSER: z.string().optional(),
   TRAWL_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),

@@ -45,6 +45,9 @@ export function dropRawText(html: string, opts: DropOptions = {}): string {
   const trim: Trim | undefined =
     opts.cutDataUris || opts.dropAttributes ? { ...opts, cuts: [], count: 0, namesByLength: byLength(opts.dropAttributes) } : undefined
   let kept = 0 // start of the next part to copy
+  // Inside an <svg> whose content is dropped: how deep (they nest), and where the outermost one's content starts.
+  let svgDepth = 0
+  let svgContent = 0
   let i = 0
   const n = html.length
   while (i < n) {
@@ -56,12 +59,18 @@ export function dropRawText(html: string, opts: DropOptions = {}): string {
     } else if (c === C.Question || c === C.Slash) {
       // Processing instructions and end tags (whatever follows `</`) end at the next `>`.
       i = after(html, html.indexOf('>', lt + 2))
+      if (svgDepth > 0 && c === C.Slash && isSvgAt(html, lt + 2) && --svgDepth === 0) {
+        parts.push(html.slice(kept, svgContent))
+        kept = lt
+      }
     } else if (isAsciiAlpha(c)) {
       let j = lt + 2
       while (j < n && !isEndOfTagSection(html.charCodeAt(j))) j++
       const name = rawTextName(html, lt + 1, j)
-      const end = endOfOpenTag(html, j, trim)
+      // Inside a dropped <svg> nothing is cut piecemeal: all of it goes at its end tag.
+      const end = endOfOpenTag(html, j, svgDepth > 0 ? undefined : trim)
       if (end < 0) break
+      if (opts.dropSvg && (end & 1) === 0 && j - lt === 4 && isSvgAt(html, lt + 1) && svgDepth++ === 0) svgContent = (end >> 1) + 1
       if (trim?.count) {
         for (let k = 0; k < trim.count; k += 2) {
           parts.push(html.slice(kept, trim.cuts[k]))
@@ -73,7 +82,7 @@ export function dropRawText(html: string, opts: DropOptions = {}): string {
       if (name && (end & 1) === 0) {
         const close = endTagAt(html, name, i)
         if (close < 0) break // unterminated: the rest of the document is its text
-        if (DROPPED.has(name) && close > i) {
+        if (DROPPED.has(name) && close > i && svgDepth === 0) {
           parts.push(html.slice(kept, i))
           kept = close
         }
@@ -101,6 +110,11 @@ export interface DropOptions {
    * markup to tokenize and fewer strings to collect.
    */
   dropAttributes?: ReadonlySet<string>
+  /**
+   * Also empty every inline <svg> (keeping the element): icons' paths and groups are a tenth of a
+   * result page's elements, and no reader looks inside them. The tree then lacks their children.
+   */
+  dropSvg?: boolean
 }
 
 /** DropOptions plus the start and end pairs of the current tag's stretches to cut, in order. */
@@ -185,6 +199,9 @@ function sameName(html: string, at: number, name: string): boolean {
   while (i < name.length && (html.charCodeAt(at + i) | 0x20) === name.charCodeAt(i)) i++
   return i === name.length
 }
+
+/** `html` at `at` names an svg element: `svg` in any case, then the end of the name. */
+const isSvgAt = (html: string, at: number) => sameName(html, at, 'svg') && isEndOfTagSection(html.charCodeAt(at + 3))
 
 /** Position after `at`, or -1 (the document ends inside the construct) when `at` is -1. */
 const after = (html: string, at: number) => (at < 0 ? html.length : at + 1)
