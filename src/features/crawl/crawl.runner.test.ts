@@ -171,6 +171,35 @@ describe('runCrawl', () => {
     expect(waits.every((w) => w > 0 && w <= 2000)).toBe(true)
   })
 
+  test('reads the start page while robots.txt and the sitemaps load; its links wait for them', async () => {
+    const events: string[] = []
+    let robotsIn = () => {}
+    const base = env({ pages: 5 })
+    const outcome = await runCrawl(
+      plan({ sitemap: 'include' }),
+      env({
+        sitemapUrls: async () => ['http://site.test/p4'],
+        robots: async () => {
+          events.push('robots asked')
+          await new Promise<void>((resolve) => {
+            robotsIn = resolve
+          })
+          events.push('robots in')
+          return { statusText: 'found', blocked: false, isAllowed: (url) => !url.endsWith('/p2'), crawlDelayMs: null, sitemaps: [] }
+        },
+        read: async (url, fetched) => {
+          events.push(`read ${new URL(url).pathname}`)
+          if (url.endsWith('/p0')) setTimeout(robotsIn, 20) // robots.txt arrives after the start page
+          return base.read(url, fetched)
+        },
+      }),
+    )
+    // The sitemap's page comes before the start page's links, as when the start page was read last;
+    // its link to /p2 was held back until robots.txt, which disallows it, was in.
+    expect(events).toEqual(['robots asked', 'read /p0', 'robots in', 'read /p4', 'read /p1', 'read /p3'])
+    expect(outcome.stats).toMatchObject({ pages: 4, robots_disallowed: 1, sitemap_urls: 1 })
+  })
+
   test('best first with a query reads the matching link before the others', async () => {
     const order: string[] = []
     const outcome = await runCrawl(
