@@ -1,6 +1,6 @@
-import type SqliteDatabase from 'better-sqlite3'
 import type { Redis } from 'ioredis'
 import type { Store } from '../store/database.ts'
+import { deleteExpiredCacheEntries, findCacheEntry, upsertCacheEntry } from './response-cache.store.ts'
 
 /** How long a search result or read page is kept; `max_age` can only reach back this far. */
 export const CACHE_TTL_MS = 24 * 3600_000
@@ -24,41 +24,16 @@ export interface ResponseCache {
 export function databaseCache(store: Store): ResponseCache {
   return {
     async get(key) {
-      const row = await store.db.selectFrom('cache_entries').selectAll().where('key', '=', key).executeTakeFirst()
+      const row = await findCacheEntry(store, key)
       if (!row || row.expires_at <= Date.now()) return null
       return { value: JSON.parse(row.value), storedAt: row.stored_at, jsonChars: row.value.length }
     },
     async set(key, value, ttlMs, json = JSON.stringify(value)) {
       const now = Date.now()
-      const row = { key, value: json, stored_at: now, expires_at: now + ttlMs }
-      // SQLite: in the group commit (one transaction with the other writes of the moment).
-      if (store.groupCommit) {
-        await store.groupCommit.run((raw) => upsertStatement(raw).run(row))
-        return
-      }
-      await store.db
-        .insertInto('cache_entries')
-        .values(row)
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: row.value, stored_at: row.stored_at, expires_at: row.expires_at }))
-        .execute()
+      await upsertCacheEntry(store, { key, value: json, stored_at: now, expires_at: now + ttlMs })
     },
-    async prune() {
-      const result = await store.db.deleteFrom('cache_entries').where('expires_at', '<=', Date.now()).executeTakeFirst()
-      return Number(result.numDeletedRows)
-    },
+    prune: () => deleteExpiredCacheEntries(store, Date.now()),
   }
-}
-
-const upserts = new WeakMap<SqliteDatabase.Database, SqliteDatabase.Statement>()
-function upsertStatement(raw: SqliteDatabase.Database): SqliteDatabase.Statement {
-  let statement = upserts.get(raw)
-  if (!statement) {
-    statement = raw.prepare(
-      'insert into cache_entries (key, value, stored_at, expires_at) values (@key, @value, @stored_at, @expires_at) on conflict (key) do update set value = excluded.value, stored_at = excluded.stored_at, expires_at = excluded.expires_at',
-    )
-    upserts.set(raw, statement)
-  }
-  return statement
 }
 
 export function redisCache(redis: Redis): ResponseCache {

@@ -128,8 +128,6 @@ function crawlPageStatements(raw: SqliteDatabase.Database) {
   return sql
 }
 
-export const deleteCrawlPages = (db: Db | Tx, crawlId: string) => db.deleteFrom('crawl_pages').where('crawl_id', '=', crawlId).execute()
-
 /** Ended crawls past their 24 hours: removed with their page records. */
 export async function pruneExpiredCrawls(db: Db, now: number): Promise<number> {
   const expired = await db.selectFrom('crawls').select('id').where('expires_at', '<', now).limit(500).execute()
