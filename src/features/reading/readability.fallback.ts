@@ -4,12 +4,6 @@ import type { AnyNode } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
 import { srcFile } from '../../paths.ts'
 
-/**
- * Readability.js on linkedom, used when Trawl's extractor finds too little prose (pages built
- * from many short blocks, unusual markup). Its output HTML is re-parsed into htmlparser2 nodes
- * so the same writer renders both paths. `<base href>` is injected because linkedom has no
- * baseURI; class names are kept so code-fence languages survive.
- */
 // linkedom (about 14 MB resident) is loaded the first time a page needs this fallback: most never do.
 let linkedom: typeof import('linkedom') | undefined
 const parseHTML = (html: string) => {
@@ -17,6 +11,12 @@ const parseHTML = (html: string) => {
   return linkedom.parseHTML(html)
 }
 
+/**
+ * Readability.js on linkedom, used when Trawl's extractor finds too little prose (pages built
+ * from many short blocks, unusual markup). Its output HTML is re-parsed into htmlparser2 nodes
+ * so the same writer renders both paths. `<base href>` is injected because linkedom has no
+ * baseURI; class names are kept so code-fence languages survive.
+ */
 export function readabilityNodes(html: string, baseUrl: string): { nodes: AnyNode[]; textLength: number } | null {
   const base = `<base href="${baseUrl.replace(/"/g, '&quot;')}">`
   const withBase = /<head(\s[^>]*)?>/i.test(html) ? html.replace(/<head(\s[^>]*)?>/i, (m) => `${m}${base}`) : `${base}${html}`
