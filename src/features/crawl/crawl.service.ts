@@ -96,17 +96,17 @@ async function visibleCrawl(store: Store, accountId: string, id: string) {
   return row
 }
 
-/** The row, its webhook's status, and its pages once it has ended. */
-async function crawlWithPages(store: Store, accountId: string, id: string) {
+/** The row and its webhook's status. */
+async function crawlWithWebhook(store: Store, accountId: string, id: string) {
   const row = await visibleCrawl(store, accountId, id)
   const webhook = row.webhook_delivery_id ? await webhookDeliveryStatus(store, row.webhook_delivery_id) : null
-  const pages = row.result ? await crawlPagesJson(store.db, id) : undefined
-  return { row, webhook, pages }
+  return { row, webhook }
 }
 
+/** The crawl as an object, its pages in the result once it has ended. */
 export async function getCrawl(store: Store, accountId: string, id: string) {
-  const { row, webhook, pages } = await crawlWithPages(store, accountId, id)
-  return toCrawlView(row, webhook, pages)
+  const { row, webhook } = await crawlWithWebhook(store, accountId, id)
+  return toCrawlView(row, webhook, row.result ? await crawlPagesJson(store.db, id) : undefined)
 }
 
 /**
@@ -116,8 +116,7 @@ export async function getCrawl(store: Store, accountId: string, id: string) {
  * anything is sent, so a store that fails answers with an error, not a cut-off body.
  */
 export async function getCrawlBody(store: Store, accountId: string, id: string): Promise<string | Readable> {
-  const row = await visibleCrawl(store, accountId, id)
-  const webhook = row.webhook_delivery_id ? await webhookDeliveryStatus(store, row.webhook_delivery_id) : null
+  const { row, webhook } = await crawlWithWebhook(store, accountId, id)
   const frame = crawlJsonFrame(row, webhook)
   if (!frame.pages) return frame.before
   const batches = crawlPageBatches(store.db, id)
