@@ -17,7 +17,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await workers?.stop()
     await services.close()
   })
+  // The reader's code is compiled before the first request, not while the first pages wait (30 ms).
+  await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
   const url = await app.listen({ host: config.host, port: config.port })
+  // Reader threads start now rather than at the first page, so that page is not read by cold code.
+  services.reader.ready().catch((err) => app.log.warn({ err }, 'reader threads did not start; reading on the main thread'))
   app.log.info(
     `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
   )
@@ -46,6 +50,7 @@ export async function runWorker(config: Config) {
   const { default: pino } = await import('pino')
   const log = pino(loggerOptions(config.logLevel))
   const workers = startWorkers(services, log as never)
+  services.reader.ready().catch((err) => log.warn({ err }, 'reader threads did not start; reading on the main thread'))
   log.info(`Trawl worker running (signals ${services.signals.transport})`)
   // This process's counters (webhook attempts, job refunds, upstream attempts) on a port of its own.
   const metricsPort = config.metricsPort

@@ -41,7 +41,7 @@ export interface Services {
   renderer: Renderer
   /** robots.txt per origin, shared by map and crawl. */
   robots: RobotsCache
-  /** Reader threads for page reading (TRAWL_READER_THREADS); started at the first read. */
+  /** Reader threads for page reading (TRAWL_READER_THREADS); started by `serve` and `worker`, or at the first read. */
   reader: ReaderPool
   close(): Promise<void>
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../test/support/free-port.ts'
@@ -85,6 +85,9 @@ export async function startTrawlProcess(env: Record<string, string> = {}): Promi
   })
   child.stdout!.on('data', (d) => (output = (output + d).slice(-4000)))
   child.stderr!.on('data', (d) => (output = (output + d).slice(-4000)))
+  // BENCH_SERVER_OUTPUT=<file>: keep all the server printed (e.g. with BENCH_NODE_ARGS=--trace-gc).
+  const keep = process.env.BENCH_SERVER_OUTPUT ? createWriteStream(process.env.BENCH_SERVER_OUTPUT, { flags: 'a' }) : null
+  if (keep) for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (d) => keep.write(d))
   const close = async () => {
     const exited = new Promise((r) => child.once('exit', r))
     child.kill('SIGTERM')
