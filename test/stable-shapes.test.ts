@@ -131,14 +131,19 @@ describe('other verticals: every SPEC item field on every item, null when unknow
     expect(cached.results[0]).toMatchObject({ image_width: null, image_height: null })
   })
 
-  test('format=compact and fields= send no filled-in keys, as before', async () => {
+  test('format=compact drops empty item fields but keeps every top-level key; fields= gives null for a named field the page lacks', async () => {
     const compact = await json('/v1/images', 'q=energy&format=compact')
     expect(Object.keys(compact.results[0])).toEqual(['position', 'title', 'image_url', 'link'])
     const projected = await json('/v1/images', 'q=energy&fields=results.title,results.image_width')
-    expect(projected.results[0]).toEqual({ title: expect.any(String) })
+    expect(projected.results[0]).toEqual({ title: expect.any(String), image_width: null })
     const search = await json('/v1/search', 'q=coffee&format=compact')
-    expect(Object.keys(search)).toEqual(['request', 'results', 'people_also_ask', 'related_searches', 'knowledge_graph', 'places', 'meta'])
+    const full = await json('/v1/search', 'q=coffee')
+    expect(Object.keys(search)).toEqual(Object.keys(full))
+    expect(search.answer_box).toBeNull()
     expect(search.results.some((r: Item) => 'date' in r)).toBe(false)
+    const named = await json('/v1/search', 'q=coffee&fields=results.title')
+    expect(Object.keys(named)).toEqual(Object.keys(full))
+    expect(named.people_also_ask).toEqual([])
   })
 })
 

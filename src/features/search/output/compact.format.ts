@@ -20,7 +20,8 @@ const PLACE_FIELDS = ['position', 'title', 'address', 'rating', 'rating_count', 
 
 const RULES: Record<Vertical, Rules> = {
   search: {
-    results: ['position', 'title', 'link', 'snippet'],
+    // content: the pages include_content read (and was paid for) stay; absent otherwise.
+    results: ['position', 'title', 'link', 'snippet', 'content', 'content_error.message'],
     people_also_ask: ['question', 'snippet'],
     related_searches: ['query'],
     knowledge_graph: ['title', 'description'],

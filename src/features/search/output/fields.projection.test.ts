@@ -74,7 +74,7 @@ describe('projectFields', () => {
   test('maps array paths over every result and keeps request and meta whole', () => {
     const body = searchBody()
     const out = projectFields(body, parseFields('results.title,results.link', SEARCH_KEYS))
-    expect(Object.keys(out)).toEqual(['request', 'results', 'meta'])
+    expect(Object.keys(out)).toEqual(Object.keys(body))
     expect(out.request).toEqual(body.request)
     expect(out.meta).toEqual(body.meta)
     expect(out.results).toEqual([
@@ -95,12 +95,15 @@ describe('projectFields', () => {
     expect(out.answer_box).toEqual({ answer: '9 bars of pressure' })
   })
 
-  test('a bare top-level name keeps the whole value; unlisted top-level keys are dropped', () => {
+  test('a bare top-level name keeps the whole value; unlisted top-level keys stay with no fields (SPEC: same top-level keys)', () => {
     const body = searchBody()
     const out = projectFields(body, parseFields('knowledge_graph,related_searches', SEARCH_KEYS))
-    expect(Object.keys(out)).toEqual(['request', 'related_searches', 'knowledge_graph', 'meta'])
+    expect(Object.keys(out)).toEqual(Object.keys(body))
     expect(out.knowledge_graph).toEqual(body.knowledge_graph)
     expect(out.related_searches).toEqual(body.related_searches)
+    // An unnamed list is empty, an unnamed object null.
+    expect(out.results).toEqual([])
+    expect(out.answer_box).toBeNull()
   })
 
   test('a shorter path wins over a longer one under it, in either order', () => {
@@ -126,7 +129,7 @@ describe('projectFields', () => {
   test('a listed key the body lacks stays absent, and nested user fields project on reviews', () => {
     const body = reviewsBody()
     const out = projectFields(body, parseFields('results.user.name,results.rating', topLevelKeys('reviews')))
-    expect(Object.keys(out)).toEqual(['request', 'results', 'meta'])
+    expect(Object.keys(out)).toEqual(Object.keys(body))
     expect(out.results).toEqual([
       { rating: 5, user: { name: 'Dana K.' } },
       { rating: 2, user: { name: 'Sam' } },

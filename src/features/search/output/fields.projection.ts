@@ -3,9 +3,10 @@
  *
  * Semantics, precisely (SPEC convention 6 says "same top-level keys, fewer item fields, meta always kept"):
  * - `request` and `meta` are always kept whole; naming them, or a path inside them, is accepted and changes nothing.
- * - Every other top-level key is kept only when a path names it: a bare name (`knowledge_graph`) keeps the whole
- *   value, a dotted path (`answer_box.answer`) keeps only that part. Unnamed top-level keys are dropped, because a
- *   caller asking for `results.title,results.link` wants a small body, not every feature block alongside it.
+ * - Every other top-level key stays, so the envelope keeps its keys: a bare name (`knowledge_graph`) keeps the whole
+ *   value, a dotted path (`answer_box.answer`) keeps only that part, and an unnamed key is emptied: a list becomes
+ *   `[]`, an object null (as the full response has it when the page lacks the block), a scalar stays. A caller
+ *   asking for `results.title,results.link` gets a small body in which `body.people_also_ask` is still a list.
  * - Arrays are walked element by element, at any depth: `results.sitelinks.title` keeps the title of every sitelink
  *   of every result. An element keeps its place even when nothing in it matched (it becomes `{}`), so positions in
  *   the list still line up with the full response.
@@ -70,11 +71,15 @@ export function projectFields<B extends ResponseBody>(body: B, fields: readonly 
       continue
     }
     const selected = selection.get(key)
-    if (selected === undefined) continue
-    const projected = project(value, selected)
-    if (projected !== undefined) out[key] = projected
+    out[key] = selected === undefined ? emptied(value) : (project(value, selected) ?? emptied(value))
   }
   return out
+}
+
+/** An unnamed top-level value: `[]` for a list, null for an object, a scalar as it is. */
+function emptied(value: unknown): unknown {
+  if (Array.isArray(value)) return []
+  return isPlainObject(value) ? null : value
 }
 
 function buildSelection(fields: readonly FieldPath[]): Map<string, Selection> {

@@ -14,6 +14,7 @@ export function renderSearchBlocks(body: JsonObject): string[] {
     answerBox(object(body.answer_box)),
     knowledgeGraph(object(body.knowledge_graph)),
     results.length > 0 ? section('Results', organicList(results)) : '',
+    ...pageContents(results),
     peopleAlsoAsk(items(body.people_also_ask)),
     topStories(items(body.top_stories)),
     localPack(items(body.places)),
@@ -66,6 +67,20 @@ function organicList(results: readonly JsonObject[]): string {
       return numberedItem(position(result, index), first, [paragraph(result.snippet), sitelinks.length > 0 ? `Sitelinks: ${sitelinks.join(' · ')}` : ''])
     })
     .join('\n\n')
+}
+
+/**
+ * `include_content`: each read page under a heading of its own, after the list (its Markdown is a
+ * document of its own, too long to sit inside a list item); a page that could not be read says why.
+ */
+function pageContents(results: readonly JsonObject[]): string[] {
+  return results.flatMap((result, index) => {
+    const error = object(result.content_error)
+    if (typeof result.content !== 'string' && !error) return []
+    const heading = `## Content of result ${position(result, index)}: ${link(result.content_title || result.title, result.link)}`
+    if (error) return [`${heading}\n\nNot read: ${inline(error.message)}`]
+    return [`${heading}\n\n${String(result.content).trim()}`.trimEnd()]
+  })
 }
 
 function peopleAlsoAsk(questions: readonly JsonObject[]): string {

@@ -37,6 +37,13 @@ describe('renderSearchResponse', () => {
         { link: 'https://deals.example.com/espresso?ref=a|b' },
       ],
       answer_box: { answer: '9 bars of pressure' },
+      // SPEC convention 6: the same top-level keys; those not named are empty.
+      people_also_ask: [],
+      related_searches: [],
+      knowledge_graph: null,
+      top_stories: [],
+      places: [],
+      ads: [],
       meta: body.meta,
     })
   })
@@ -56,6 +63,7 @@ describe('renderSearchResponse', () => {
     expect(JSON.parse(out.payload)).toEqual({
       request: body.request,
       results: [{ displayed_link: 'https://www.seriouseats.com › Equipment', date: 'Mar 4, 2024' }, {}, {}],
+      ...{ people_also_ask: [], related_searches: [], knowledge_graph: null, answer_box: null, top_stories: [], places: [], ads: [] },
       meta: body.meta,
     })
   })
@@ -99,5 +107,30 @@ describe('validateOutputOptions', () => {
     expect(err.code).toBe('invalid_request')
     expect(err.message).toBe(message)
     expect(errorOf(() => validateOutputOptions(vertical, options)).message).toBe(message)
+  })
+})
+
+describe('include_content pages (paid for) in every format', () => {
+  const withContent = () => {
+    const body = searchBody()
+    const [first, second] = body.results as Record<string, unknown>[]
+    Object.assign(first!, { content: '# Espresso guide\n\nPull a shot at 9 bars.', content_title: 'Espresso guide' })
+    Object.assign(second!, { content_error: { code: 'upstream_timeout', message: 'page did not answer in time' } })
+    return body
+  }
+
+  test('markdown: each read page under its own heading after the results, a failed one says why', () => {
+    const out = renderSearchResponse('search', withContent(), { format: 'markdown' }).payload
+    expect(out).toContain('## Content of result 1: [Espresso guide](https://www.seriouseats.com/best-espresso-machines-7100546)\n\n# Espresso guide\n\nPull a shot at 9 bars.')
+    expect(out).toContain('## Content of result 2: [Espresso machine - Wikipedia](https://en.wikipedia.org/wiki/Espresso_machine_%28coffee%29)\n\nNot read: page did not answer in time')
+    expect(out.indexOf('## Results')).toBeLessThan(out.indexOf('## Content of result 1'))
+    expect(renderSearchResponse('search', searchBody(), { format: 'markdown' }).payload).not.toContain('## Content of result')
+  })
+
+  test('compact keeps the content and the error message', () => {
+    const results = JSON.parse(renderSearchResponse('search', withContent(), { format: 'compact' }).payload).results
+    expect(results[0].content).toBe('# Espresso guide\n\nPull a shot at 9 bars.')
+    expect(results[1].content_error).toEqual({ message: 'page did not answer in time' })
+    expect(results[2]).not.toHaveProperty('content')
   })
 })

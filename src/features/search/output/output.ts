@@ -5,7 +5,7 @@
  *
  * Combinations:
  * - json: the body with every key of the vertical's response schema present (null when unknown, see stable-shape.ts).
- * - json + fields: the projection alone.
+ * - json + fields: the projection alone (every top-level key stays; unnamed ones keep no fields).
  * - compact + fields: the caller's paths choose the fields (an explicit choice beats compact's defaults); compact
  *   then only drops null and empty values.
  * - markdown + fields: rejected. Markdown layouts need particular fields, so silently ignoring `fields` or
@@ -86,13 +86,14 @@ export function renderSearchReply<B extends ResponseBody>(vertical: Vertical, bo
     const markdown = renderMarkdown(vertical, body)
     return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: () => markdown }
   }
-  // Compact and fields= work on the body as the engine gave it, so they send what they always have.
+  // Every format starts from the complete body, so the top-level keys are the same in each (SPEC convention 6).
+  const complete = completeBody(vertical, body) as B
   let shaped: object
   if (fields) {
-    const projected = projectFields(body, fields)
+    const projected = projectFields(complete, fields)
     shaped = options.format === 'compact' ? pruneBody(projected) : projected
   } else {
-    shaped = options.format === 'compact' ? compactBody(vertical, body) : completeBody(vertical, body)
+    shaped = options.format === 'compact' ? compactBody(vertical, complete) : complete
   }
   // No indentation: every space is a token a model pays for, and clients parse it anyway.
   const payload = bodyBytes(shaped)
