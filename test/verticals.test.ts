@@ -133,6 +133,9 @@ describe('/v1/news', () => {
       date: 'Sat, 21 Nov 2026 09:14:00 GMT',
     })
     expect(res.headers.get('x-credits-used')).toBe('1')
+    // The feed's links go through news.google.com: meta says the URLs are not the publishers' own.
+    expect(body.results[0].link).toMatch(/^https:\/\/news\.google\.com\//)
+    expect(body.meta.resolved_urls).toBe(false)
     const feed = suite.lastUpstreamUrl()
     expect(feed.pathname).toBe('/rss/search')
     expect(feed.searchParams.get('q')).toBe('ai regulation when:1d')

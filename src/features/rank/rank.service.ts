@@ -95,7 +95,7 @@ export function runRank(deps: RankDeps, auth: AuthContext, req: RankRequest, opt
           request: req,
           domain: req.domain,
           ...rankIn(results, req.domain),
-          meta: liveMeta(requestId, answer, started, results.length, answer.page.parse_quality),
+          meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
         }
       },
     },

@@ -169,7 +169,7 @@ async function prepaidLookup<B extends LookupBody>(deps: LookupDeps, plan: Looku
 export const elapsed = (started: number) => Math.round(performance.now() - started)
 
 /** SPEC "Response meta" of a live answer; request_id, credits and latency are final after settling. */
-export function liveMeta(requestId: string, answer: { engine: string; attempts: unknown }, started: number, count: number, quality: string) {
+export function liveMeta(requestId: string, answer: { engine: string; attempts: unknown }, started: number, results: readonly unknown[], quality: string) {
   return {
     request_id: requestId,
     credits_used: 0,
@@ -177,9 +177,21 @@ export function liveMeta(requestId: string, answer: { engine: string; attempts: 
     engine: answer.engine,
     route: answer.attempts,
     latency_ms: elapsed(started),
-    parse_quality: count === 0 ? 'empty' : quality,
-    resolved_urls: true,
+    parse_quality: results.length === 0 ? 'empty' : quality,
+    resolved_urls: !results.some(isRedirectLink),
   }
+}
+
+/**
+ * Links that lead through the engine before the page: Google News' article links (the feed gives
+ * no other), and the click-tracking forms of Google, Bing and DuckDuckGo should a parser ever pass
+ * one on. `resolved_urls` is false when any result links through one of them.
+ */
+const REDIRECT_LINK = /^https?:\/\/(?:news\.google\.com\/(?:rss\/)?articles\/|(?:www\.)?google\.[a-z.]+\/url\?|(?:www\.)?bing\.com\/ck\/a\?|(?:html\.)?duckduckgo\.com\/l\/\?)/i
+
+function isRedirectLink(result: unknown): boolean {
+  const link = (result as { link?: unknown } | null)?.link
+  return typeof link === 'string' && REDIRECT_LINK.test(link)
 }
 
 async function cachedBody<B>(deps: LookupDeps, cacheKey: string, maxAge: number) {

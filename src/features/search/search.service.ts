@@ -115,7 +115,7 @@ async function liveSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed
     request: req,
     results,
     ...sections,
-    meta: liveMeta(requestId, answer, started, results.length, parse_quality),
+    meta: liveMeta(requestId, answer, started, results, parse_quality),
   }
 }
 
@@ -135,7 +135,7 @@ async function liveConsensus(deps: SearchDeps, req: SearchRequest, need: EngineN
   }
   const quality = answers.some((a) => a.page.parse_quality === 'partial') ? 'partial' : 'ok'
   const engine = answers.map((a) => a.engine).join(',') || 'consensus'
-  const meta = liveMeta(requestId, { engine, attempts }, started, results.length, quality)
+  const meta = liveMeta(requestId, { engine, attempts }, started, results, quality)
   return {
     request: req,
     results,

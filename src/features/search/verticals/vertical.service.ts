@@ -55,7 +55,7 @@ async function liveVertical(deps: VerticalDeps, req: VerticalRequest, requestId:
     request: req,
     results,
     ...answer.page.extras,
-    meta: liveMeta(requestId, answer, started, results.length, answer.page.parse_quality),
+    meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
   }
 }
 
