@@ -18,8 +18,10 @@ import { pathFilter } from './site.params.ts'
 
 /** The job kind's name: what `wakeJobs(store, CRAWL_JOB)` wakes. */
 export const CRAWL_JOB = 'crawl'
-// DELETE signals the worker at once (src/signals); this poll only covers a lost signal.
-const CANCEL_CHECK_MS = 15_000
+// DELETE signals the worker at once where signals reach it (src/signals: one process, or PostgreSQL
+// or Redis); this poll covers the rest (an API process and `trawl worker` sharing SQLite) and a
+// lost signal: one indexed read a second per running crawl.
+const CANCEL_CHECK_MS = 1_000
 const PAGE_TIMEOUT_MS = 30_000
 const CRAWLS_PER_WORKER = 3
 const MAX_CRAWL_DELAY_MS = 10_000
