@@ -264,6 +264,13 @@ describe('engine=consensus', () => {
     }
     expect(body.results.map((r: { position: number }) => r.position)).toEqual(body.results.map((_: unknown, i: number) => i + 1))
   })
+
+  test('a provider stopped by the deadline is in the route as a timeout', async () => {
+    modes.set('mojeek', 'timeout')
+    const body = await (await get('/v1/search?q=coffee&engine=consensus')).json()
+    expect(body.meta.engine).not.toContain('mojeek')
+    expect(body.meta.route.find((r: Route) => r.engine === 'mojeek')).toMatchObject({ outcome: 'timeout' })
+  })
 })
 
 describe('health and drift', () => {

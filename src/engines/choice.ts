@@ -168,8 +168,14 @@ async function askOne<P extends Page>(
     engines.health.record(name, layout, { outcome: 'ok', ms: Math.round(performance.now() - started), quality })
     return answer
   } catch (error) {
-    engines.health.record(name, layout, { outcome: outcomeOf(error), ms: Math.round(performance.now() - started) })
-    return { error, attempts: attemptsOf(error) }
+    const ms = Math.round(performance.now() - started)
+    const outcome = outcomeOf(error)
+    engines.health.record(name, layout, { outcome, ms })
+    // An engine stopped by the consensus deadline (or failing before any request) has no attempts
+    // of its own; the route still shows it was asked.
+    const attempts = attemptsOf(error)
+    const reason = error instanceof Error ? error.message : undefined
+    return { error, attempts: attempts.length > 0 ? attempts : [{ engine: name, host: '', pool: null, outcome, ...(reason && { reason }), ms }] }
   }
 }
 
@@ -191,6 +197,8 @@ function isFallbackError(err: unknown): boolean {
 }
 
 function outcomeOf(err: unknown): HealthOutcome {
+  // The consensus deadline aborts a provider's request with the signal's own TimeoutError.
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'timeout'
   const code = err instanceof ApiError ? err.code : 'internal'
   return code === 'upstream_blocked' ? 'blocked' : code === 'upstream_timeout' ? 'timeout' : 'error'
 }
