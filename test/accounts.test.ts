@@ -80,6 +80,9 @@ describe('operator API', () => {
     expect(await me.json()).toMatchObject({ plan: 'enterprise', rate_limit_rps: 500, key: { name: 'ci', credit_limit: 12.5, credits_used_month: 0 } })
     const longName = await trawl.admin('POST', `/admin/v1/accounts/${id}/keys`, { name: 'x'.repeat(65) })
     expect((await longName.json()).error.message).toBe('name must be at most 64 characters')
+    const unnamed = await trawl.admin('POST', `/admin/v1/accounts/${id}/keys`, { credit_limit: 5 })
+    expect(unnamed.status).toBe(201)
+    expect(await unnamed.json()).toMatchObject({ name: 'default', credit_limit: 5 })
   })
 
   test('needs the admin token, compared in constant time; 404 for a missing account', async () => {

@@ -40,7 +40,8 @@ export const AddMemberBody = z.strictObject({ email, password })
 export const keyName = z.string({ error: 'name is required' }).trim().min(1, 'name must not be empty').max(64, 'name must be at most 64 characters')
 
 export const CreateKeyBody = z.strictObject({
-  name: keyName,
+  // CONTRACT does not require a name on the operator API: unnamed keys are called as the first one is.
+  name: keyName.default('default'),
   credit_limit: credits('credit_limit').nullable().optional(),
   user_id: z.string().min(1).optional(),
 })
