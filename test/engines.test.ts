@@ -7,7 +7,7 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
  * Engine choice through the HTTP API: every provider answered by a fake upstream from its real
  * saved pages, each switchable into CAPTCHA, 429, timeout, empty and layout-changed modes.
  */
-type Mode = 'ok' | 'captcha' | '429' | 'timeout' | 'empty' | 'layout'
+type Mode = 'ok' | 'captcha' | '429' | 'timeout' | 'empty' | 'layout' | 'not_a_result_page'
 
 interface ProviderPages {
   host: string
@@ -65,6 +65,8 @@ function answer(req: IncomingMessage, res: ServerResponse) {
       return res.writeHead(429, { 'retry-after': '60' }).end('slow down')
     case 'timeout':
       return setTimeout(() => res.writeHead(200).end('late'), 3000).unref()
+    case 'not_a_result_page':
+      return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body><p>Something went wrong.</p></body></html>')
   }
 }
 
@@ -239,6 +241,24 @@ describe('verticals', () => {
     const res = await get('/v1/videos?q=x&engine=mojeek')
     expect((await res.json()).error.message).toMatch(/^engine mojeek does not offer \/v1\/videos; engines that do: google/)
     expect(hits).toEqual([])
+  })
+})
+
+describe('a page that is not a result page', () => {
+  test('is a 503 upstream_error, not "no results"; engine=auto moves on to the next provider', async () => {
+    modes.set('google', 'not_a_result_page')
+    const alone = await get('/v1/search?q=coffee&engine=google')
+    expect(alone.status).toBe(503)
+    expect((await alone.json()).error).toMatchObject({ code: 'upstream_error', message: 'google answered a page that is not a result page' })
+    const auto = await (await get('/v1/search?q=coffee&engine=auto')).json()
+    expect(auto.meta.engine).not.toBe('google')
+    expect(auto.results.length).toBeGreaterThan(0)
+    expect(auto.meta.route[0]).toMatchObject({ engine: 'google', status: 200 })
+    // Google's real no-results page is still a 200 with no results, free.
+    modes.set('google', 'empty')
+    const empty = await get('/v1/search?q=coffee&engine=google')
+    expect(empty.status).toBe(200)
+    expect((await empty.json()).meta.parse_quality).toBe('empty')
   })
 })
 

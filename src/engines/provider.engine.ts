@@ -3,6 +3,7 @@ import type { EngineFetch, Provider, SearchEngine, VerticalAnswer } from './engi
 import type { SearchRequest, VerticalRequest } from './engine.types.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
+import { isUpstreamError, UpstreamError, type UpstreamErrorCode } from './upstream/upstream-error.ts'
 
 // Verticals whose items are ranked links under include_domains / exclude_domains and num / page.
 const LINK_VERTICALS = new Set<VerticalRequest['endpoint']>(['news', 'images', 'videos'])
@@ -26,7 +27,10 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider): Sear
     capabilities: provider.capabilities,
     async search(req, signal) {
       const attempts: RouteAttempt[] = []
-      const page = await provider.search.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal))
+      const page = await provider.search.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal)).catch((err) => {
+        // A provider that fetched fine but could not read the page: its fetches still make the route.
+        throw isUpstreamError(err) && err.attempts.length === 0 ? new UpstreamError(err.code as UpstreamErrorCode, err.message, attempts, err) : err
+      })
       const filtered = filterLinks(page.results, req)
       const offset = req.offset ?? (req.page - 1) * req.num
       page.results = filtered.map((r, i) => ({ ...r, position: offset + i + 1 }))

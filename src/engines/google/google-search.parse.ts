@@ -43,7 +43,16 @@ const LEAN = {
 
 /** Parses one Google web result page. A block or consent page yields no results and quality 'empty'. */
 export function parseGoogleSearch(html: string, opts: ParseOptions = {}): ParsedSearchPage {
-  if (!html || detectGoogleBlockInHtml(html)) return { results: [], parse_quality: 'empty' }
+  return readGoogleSearch(html, opts).page
+}
+
+/**
+ * parseGoogleSearch, with the layout the page was read as: a page without results whose layout is
+ * `unknown` is not a result page at all (an error or interstitial page nobody recognised), which
+ * the provider reports as unparseable rather than as "no results".
+ */
+export function readGoogleSearch(html: string, opts: ParseOptions = {}): { page: ParsedSearchPage; layout: GoogleLayout | 'blocked' } {
+  if (!html || detectGoogleBlockInHtml(html)) return { page: { results: [], parse_quality: 'empty' }, layout: 'blocked' }
   const $ = loadPage(html, LEAN)
   const index = domIndex(documentOf($))
   const layout = detectLayout($)
@@ -69,7 +78,7 @@ export function parseGoogleSearch(html: string, opts: ParseOptions = {}): Parsed
     parse_quality: 'ok',
   }
   page.parse_quality = qualityOf(page, organic, layout)
-  return dropEmpty(page)
+  return { page: dropEmpty(page), layout }
 }
 
 interface OrganicRead extends OrganicParse {

@@ -1,7 +1,8 @@
 import type { Provider } from '../engine.ts'
+import { UpstreamError } from '../upstream/upstream-error.ts'
 import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
-import { parseGoogleSearch } from './google-search.parse.ts'
+import { readGoogleSearch } from './google-search.parse.ts'
 import { buildGoogleSearchRequest } from './google-search.url.ts'
 import { googleImages } from './images/google-images.ts'
 import { googleLens } from './lens/google-lens.ts'
@@ -30,7 +31,11 @@ export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
       async run(req, fetch) {
         const { url, headers } = buildGoogleSearchRequest(req)
         const fetched = await fetch(url, headers)
-        return parseGoogleSearch(fetched.body, { includeAds: req.ads === true })
+        const { page, layout } = readGoogleSearch(fetched.body, { includeAds: req.ads === true })
+        // SPEC: a page that could not be parsed is a 503 upstream_error (and engine=auto moves on);
+        // only a recognisable result page may say "no results".
+        if (page.results.length === 0 && layout === 'unknown') throw new UpstreamError('upstream_error', 'google answered a page that is not a result page', [])
+        return page
       },
     },
     verticals: {
