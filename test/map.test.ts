@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { errorOf } from './support/books.ts'
+import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
+import { freePort } from './support/free-port.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 let site: CrawlSite
@@ -87,6 +88,54 @@ describe('POST /v1/map', () => {
       status: 400,
       message: 'include_paths.0: include_paths entries must be valid regular expressions',
     })
+  })
+
+  test('ignore_query_parameters folds URLs differing only in query, keeping the first one found as found', async () => {
+    site.set('/sitemap.txt', { status: 200, type: 'text/plain', body: `${site.url}/p?id=1\n${site.url}/p?id=2\n${site.url}/q\n` })
+    try {
+      const folded = await (await map({ url: `${site.url}/`, ignore_query_parameters: true, include_paths: ['^/[pq]$'] })).json()
+      expect(folded.results).toEqual([
+        { url: `${site.url}/p?id=1`, source: 'sitemap' },
+        { url: `${site.url}/q`, source: 'sitemap' },
+      ])
+      const kept = await (await map({ url: `${site.url}/`, include_paths: ['^/p$'] })).json()
+      expect(kept.results.map((r: { url: string }) => r.url)).toEqual([`${site.url}/p?id=1`, `${site.url}/p?id=2`])
+    } finally {
+      site.reset('/sitemap.txt')
+    }
+  })
+
+  test('a site that answered but listed nothing is 200, empty and free: a start page that failed is not a found URL', async () => {
+    const { id, key: k } = await trawl.account({ credits: 5 })
+    // robots.txt may be cached from the tests above: its sitemap index goes missing too.
+    site.set('/', { status: 404, body: 'not here' })
+    site.set('/robots.txt', { status: 404 })
+    site.set('/sitemap_index.xml', { status: 404 })
+    try {
+      for (const sitemap of ['skip', 'include']) {
+        const res = await map({ url: `${site.url}/`, sitemap }, k)
+        expect(res.status).toBe(200)
+        expect(res.headers.get('x-credits-used')).toBe('0')
+        const body = await res.json()
+        expect(body.results).toEqual([])
+        expect(body.meta).toMatchObject({ credits_used: 0, count: 0 })
+      }
+    } finally {
+      for (const path of ['/', '/robots.txt', '/sitemap_index.xml']) site.reset(path)
+    }
+    expect(await expectBooksBalanced(trawl, id)).toBe(5)
+  })
+
+  test.each(['include', 'skip', 'only'])('sitemap=%s: a site that cannot be reached is 503 upstream_error with Retry-After, not billed', async (sitemap) => {
+    const { id, key: k } = await trawl.account({ credits: 5 })
+    const down = `http://127.0.0.1:${await freePort()}/`
+    const res = await map({ url: down, sitemap }, k)
+    const error = await errorOf(res)
+    expect(error).toMatchObject({ status: 503, code: 'upstream_error' })
+    expect(error.message).toMatch(/^site could not be reached: /)
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(res.headers.get('x-credits-used')).toBe('0')
+    expect(await expectBooksBalanced(trawl, id)).toBe(5)
   })
 })
 

@@ -12,6 +12,14 @@ function charsetParam(contentType: string | undefined): string | undefined {
   return m?.[1]?.toLowerCase()
 }
 
+const UNTYPED = new Set(['', 'application/octet-stream', 'binary/octet-stream'])
+
+/** Nothing but whitespace (PDF's own includes NUL): a body with nothing to read. */
+export function isBlankBody(body: Buffer): boolean {
+  for (const b of body) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x00) return false
+  return true
+}
+
 /**
  * Classifies a body by its bytes first and its header second: servers often label PDFs and HTML
  * as application/octet-stream, and some send HTML error pages as application/pdf.
@@ -20,7 +28,6 @@ export function sniffContentKind(body: Buffer, contentType: string | undefined):
   const head = body.subarray(0, 1024).toString('latin1')
   if (/^\s*%PDF-/.test(head)) return 'pdf'
   const mime = mimeOf(contentType)
-  if (mime === 'application/pdf') throw new ApiError('upstream_error', 'unsupported content type application/pdf (body is not a PDF)')
   const start = head
     .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
     .trimStart()
@@ -28,6 +35,14 @@ export function sniffContentKind(body: Buffer, contentType: string | undefined):
     .toLowerCase()
   const looksHtml = /^(<!doctype html|<html|<head|<body|<!--|<meta|<title|<div|<p[ >]|<script|<style|<link)/.test(start)
   const looksXhtml = start.startsWith('<?xml') && /<html[\s>]/.test(head.toLowerCase())
+  // PDF readers accept the header anywhere in the first 1024 bytes (a tool's banner may come first).
+  // Only in a body typed as PDF or not typed at all, and not in markup: a page may mention "%PDF-".
+  if ((mime === 'application/pdf' || UNTYPED.has(mime)) && head.includes('%PDF-') && !start.startsWith('<')) return 'pdf'
+  if (mime === 'application/pdf') {
+    // An empty PDF is an empty page (as an empty HTML page is), not a broken one.
+    if (isBlankBody(body)) return 'pdf'
+    throw new ApiError('upstream_error', 'unsupported content type application/pdf (body is not a PDF)')
+  }
   if (mime === 'application/xhtml+xml') return 'xhtml'
   if (mime === 'text/html') return looksXhtml ? 'xhtml' : 'html'
   if (mime === 'text/xml' || mime === 'application/xml') {
@@ -35,7 +50,7 @@ export function sniffContentKind(body: Buffer, contentType: string | undefined):
     throw new ApiError('upstream_error', `unsupported content type ${mime}`)
   }
   if (mime.startsWith('text/') || TEXT_MIMES.has(mime)) return looksHtml ? 'html' : 'text'
-  if (mime === '' || mime === 'application/octet-stream' || mime === 'binary/octet-stream') {
+  if (UNTYPED.has(mime)) {
     if (looksXhtml) return 'xhtml'
     if (looksHtml) return 'html'
     if (looksLikeText(body)) return 'text'

@@ -5,7 +5,7 @@ import zlib from 'node:zlib'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { ApiError } from '../errors.ts'
 import { isPublicAddress, publicOnly } from './address-policy.ts'
-import { safeFetch } from './safe-fetch.ts'
+import { isTransportFailure, safeFetch } from './safe-fetch.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -183,9 +183,20 @@ describe('failures', () => {
     expect((await failure(safeFetch(url, guarded))).code).toBe('invalid_request')
   })
 
-  test('refuses a redirect to a non-http scheme', async () => {
+  test('a redirect it will not follow is the page’s failure (upstream_error), not the caller’s', async () => {
     routes['/f'] = (_q, res) => res.writeHead(302, { location: 'file:///etc/passwd' }).end()
-    expect((await failure(safeFetch(`${main.base}/f`, open_))).code).toBe('invalid_request')
+    routes['/c'] = (_q, res) => res.writeHead(302, { location: 'http://user:pw@127.0.0.1/' }).end()
+    const scheme = await failure(safeFetch(`${main.base}/f`, open_))
+    expect([scheme.code, scheme.message, scheme.opts.retryAfterSeconds]).toEqual(['upstream_error', 'page redirected to an unsupported scheme (file)', 5])
+    expect((await failure(safeFetch(`${main.base}/c`, open_))).message).toBe('page redirected to a URL with credentials')
+    expect(isTransportFailure(scheme)).toBe(false)
+  })
+
+  test('isTransportFailure tells "no answer" from an answer refused', async () => {
+    const closed = await startServer(() => {})
+    await new Promise<void>((resolve) => closed.server.close(() => resolve()))
+    expect(isTransportFailure(await failure(safeFetch(closed.base, open_)))).toBe(true)
+    expect(isTransportFailure(await failure(safeFetch(`${main.base}/missing`, open_)))).toBe(false)
   })
 
   test('stops after maxRedirects', async () => {
@@ -252,6 +263,28 @@ describe('content sniffing and charsets', () => {
     const r = await safeFetch(`${main.base}/doc`, open_)
     expect(r.contentType).toBe('pdf')
     expect(r.text).toBeUndefined()
+  })
+
+  test('a PDF header within the first 1024 bytes counts, in a body typed as PDF or untyped, never in markup', async () => {
+    const banner = `${'GPL Ghostscript banner line\n'.repeat(30)}%PDF-1.7\n%...`
+    routes['/pdf'] = html(banner, 'application/pdf')
+    routes['/bin'] = html(banner, 'application/octet-stream')
+    routes['/late'] = html(`${' '.repeat(1024)}x%PDF-1.7`, 'application/pdf')
+    routes['/page'] = html('<html><body>about the %PDF-1.7 header</body></html>', 'application/pdf')
+    routes['/txt'] = html('notes on the %PDF-1.7 header', 'text/plain')
+    expect((await safeFetch(`${main.base}/pdf`, open_)).contentType).toBe('pdf')
+    expect((await safeFetch(`${main.base}/bin`, open_)).contentType).toBe('pdf')
+    expect((await safeFetch(`${main.base}/txt`, open_)).contentType).toBe('text')
+    for (const path of ['/late', '/page']) {
+      expect((await failure(safeFetch(`${main.base}${path}`, open_))).message).toBe('unsupported content type application/pdf (body is not a PDF)')
+    }
+  })
+
+  test('an empty PDF body is a pdf (read as an empty page), not a refusal', async () => {
+    routes['/empty'] = html('', 'application/pdf')
+    routes['/blank'] = html(' \r\n', 'application/pdf')
+    expect((await safeFetch(`${main.base}/empty`, open_)).contentType).toBe('pdf')
+    expect((await safeFetch(`${main.base}/blank`, open_)).contentType).toBe('pdf')
   })
 
   test('xhtml and plain text', async () => {

@@ -142,6 +142,26 @@ export function parseHttpUrl(raw: string, base?: URL): URL {
   return url
 }
 
+/**
+ * Where a redirect leads. Only the URL the caller sent can be their mistake (400): a Location we
+ * will not follow (another scheme, credentials, garbage) is the page misbehaving, so it is an
+ * upstream_error, retried like any other upstream failure.
+ */
+function redirectTarget(location: string, from: URL): URL {
+  let target: URL
+  try {
+    target = new URL(location, from)
+  } catch {
+    throw unfollowable(`an invalid URL: ${location.slice(0, 200)}`)
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw unfollowable(`an unsupported scheme (${target.protocol.replace(':', '')})`)
+  if (target.username || target.password) throw unfollowable('a URL with credentials')
+  target.hash = ''
+  return target
+}
+
+const unfollowable = (what: string) => new ApiError('upstream_error', `page redirected to ${what}`, { retryAfterSeconds: 5 })
+
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v
@@ -239,7 +259,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
       if (REDIRECTS.has(res.statusCode) && headers.location) {
         discard(res.body)
         if (hop >= maxRedirects) throw new ApiError('upstream_error', `more than ${maxRedirects} redirects`)
-        url = parseHttpUrl(headers.location, url)
+        url = redirectTarget(headers.location, url)
         continue
       }
       if (res.statusCode >= 400) {
@@ -271,9 +291,24 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
   }
 }
 
+/** safeFetch errors raised below HTTP (refused, reset, DNS, timeout): no answer came from the host. */
+const transportFailures = new WeakSet<ApiError>()
+
+/**
+ * Whether a safeFetch error means the host gave no answer, as opposed to an answer we refuse (an
+ * HTTP error status, a redirect we will not follow, a body too large or of a type we do not read).
+ */
+export const isTransportFailure = (e: unknown): boolean => e instanceof ApiError && transportFailures.has(e)
+
 function toApiError(e: unknown, deadline: AbortSignal, timeoutMs: number): ApiError {
   if (e instanceof ApiError) return e
   if (findBlocked(e)) return new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
+  const failure = transportError(e, deadline, timeoutMs)
+  transportFailures.add(failure)
+  return failure
+}
+
+function transportError(e: unknown, deadline: AbortSignal, timeoutMs: number): ApiError {
   if (deadline.aborted) return new ApiError('upstream_timeout', `page did not load within ${timeoutMs} ms`, { retryAfterSeconds: 5 })
   const code = (e as { code?: string }).code ?? ''
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
+import { isTransportFailure, parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
 import type { Services } from '../../services.ts'
 import { onSite } from '../../site/urls/site.match.ts'
 import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
@@ -29,7 +29,8 @@ export type MapDeps = Pick<Services, 'store' | 'config' | 'robots'>
 /**
  * POST /v1/map: the site's URLs from its sitemaps (named in robots.txt, else /sitemap.xml; indexes,
  * gzip, RSS/Atom and text) and the start page's links, cleaned, kept on the site, de-duplicated,
- * filtered, optionally ranked by `search`. 1 credit when URLs were found, free otherwise. Map lists
+ * filtered, optionally ranked by `search`. 1 credit when URLs were found, free otherwise (a site that
+ * answered with nothing to list: 200, empty); a site that gave no answer at all is a 503. Map lists
  * URLs and reads no page but the start page, so robots.txt rules do not filter the list.
  */
 export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams, requestId: string) {
@@ -54,7 +55,8 @@ export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams
   try {
     const found = new Map<string, MapResult>()
     const add = (raw: string, source: MapResult['source'], extra: { title?: string; lastmod?: string } = {}) => {
-      const url = canonicalUrl(raw, undefined, { ignoreQuery })
+      // The query is ignored for de-duplication only: the URL listed is the first one found, as found.
+      const url = canonicalUrl(raw)
       if (!url || !onSite(url, start, includeSubdomains) || !follow(url)) return
       const key = siteKey(url, { ignoreQuery })
       const known = found.get(key)
@@ -66,15 +68,22 @@ export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams
     }
     // The search ranks the whole site, so collect beyond `limit` when one is given.
     const collectUpTo = params.search ? 5000 : limit
+    let siteAnswered = false
     if (mode !== 'skip') {
       const robots = await deps.robots.get(origin)
       const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots.sitemaps, origin), collectUpTo * 2, deadline)
+      siteAnswered = robots.status !== 'unreachable' || sitemaps.sitemapsRead > 0
       for (const entry of sitemaps.entries) add(entry.url, 'sitemap', { lastmod: entry.lastmod })
     }
+    let startPage: StartPage | undefined
     if (mode !== 'only') {
-      add(start, 'page')
-      for (const link of await startPageLinks(deps, start, deadline)) add(link.url, 'page', { title: link.text })
+      startPage = await readStartPage(deps, start, deadline)
+      siteAnswered ||= startPage.answered
+      // Only a start page that was read is a URL found: echoing the caller's URL back would bill for nothing.
+      if (startPage.read) add(start, 'page')
+      for (const link of startPage.links) add(link.url, 'page', { title: link.text })
     }
+    if (!siteAnswered) throw unreachable(startPage?.error)
     results = rank([...found.values()], params.search).slice(0, limit)
   } catch (err) {
     await settle(deps.store, reservation, 0)
@@ -98,19 +107,39 @@ function filtersSent(p: MapParams) {
   }
 }
 
-/** The start page's links; a start page that cannot be read only costs its links (sitemaps may still answer). */
-async function startPageLinks(deps: MapDeps, start: string, deadline: number) {
+interface StartPage {
+  /** Fetched and readable: the start URL is then one of the site's URLs. */
+  read: boolean
+  /** The host gave an HTTP answer, even an error status: the site is there. */
+  answered: boolean
+  links: ReturnType<typeof extractPageLinks>
+  error?: ApiError
+}
+
+/** The start page and its links; one that cannot be read only costs its links (sitemaps may still answer). */
+async function readStartPage(deps: MapDeps, start: string, deadline: number): Promise<StartPage> {
   try {
     const page = await safeFetch(start, {
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
       timeoutMs: Math.min(START_PAGE_TIMEOUT_MS, deadline - Date.now()),
     })
-    return page.text && page.contentType !== 'pdf' ? extractPageLinks(page.text, page.url) : []
+    const links = page.text && page.contentType !== 'pdf' ? extractPageLinks(page.text, page.url) : []
+    return { read: true, answered: true, links }
   } catch (err) {
     // A URL the guard refuses is the caller's mistake, not a missing page.
     if (err instanceof ApiError && err.code === 'invalid_request') throw err
-    return []
+    return { read: false, answered: !isTransportFailure(err), links: [], error: err instanceof ApiError ? err : undefined }
   }
+}
+
+/**
+ * Neither robots.txt, a sitemap nor the start page got an answer from the host: a 503 the caller
+ * may retry (as /v1/webpage answers an unreachable page), never an empty, free "nothing found",
+ * which would say the site has no URLs.
+ */
+function unreachable(startPageError: ApiError | undefined): ApiError {
+  const why = startPageError?.message ?? 'robots.txt and sitemaps did not answer'
+  return new ApiError('upstream_error', `site could not be reached: ${why}`, { retryAfterSeconds: 5, cause: startPageError })
 }
 
 /** With `search`: only URLs that match, most relevant first (BM25 over path words and title). */

@@ -1,5 +1,6 @@
 import { extractTextItems, getDocumentProxy, getMeta } from 'unpdf'
 import { ApiError } from '../../errors.ts'
+import { isBlankBody } from '../../net/body-decode.ts'
 import { toIsoDate } from './metadata.extract.ts'
 import type { PageMetadata } from './reading.types.ts'
 
@@ -91,7 +92,9 @@ function layout(pages: Line[][], headings: boolean): string {
 
 /** PDF -> Markdown and text through unpdf (pdf.js), with the document's own title and dates. */
 export async function readPdf(body: Buffer): Promise<PdfRead> {
-  if (body.length === 0) throw new ApiError('upstream_error', 'PDF is empty (0 bytes)')
+  // Nothing to read is an empty page (the reader reports it as such), as for an empty HTML page.
+  if (isBlankBody(body)) return { title: null, publishedAt: null, metadata: {}, markdown: '', text: '' }
+  // A header after a banner is fine as it is: pdf.js finds it in the first 1024 bytes itself.
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>
   try {
     pdf = await getDocumentProxy(new Uint8Array(body))

@@ -142,8 +142,12 @@ describe('PDFs', () => {
     expect(r.published_at).toBe('2015-12-12T18:49:57.000Z')
   })
 
-  test('empty and password-protected PDFs fail cleanly', async () => {
-    await expect(pdf('pdfs-pdfplumber/pdfs/empty.pdf')).rejects.toMatchObject({ code: 'upstream_error', message: 'PDF is empty (0 bytes)' })
+  test('an empty PDF is an empty read (an empty page, as an empty HTML page)', async () => {
+    const r = await pdf('pdfs-pdfplumber/pdfs/empty.pdf')
+    expect([r.empty, r.text, r.title]).toEqual([true, '', null])
+  })
+
+  test('a password-protected PDF fails cleanly', async () => {
     await expect(pdf('pdfs-pypdf/resources/libreoffice-writer-password.pdf')).rejects.toMatchObject({
       code: 'upstream_error',
       message: 'PDF is password-protected',
