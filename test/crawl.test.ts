@@ -145,6 +145,16 @@ describe('/v1/crawl', () => {
     expect(pathsOf(filtered.result.pages)).toEqual(['/', '/blog/', '/blog/post-1', '/blog/post-2'])
   })
 
+  test('ignore_query_parameters reads one page per path, the first URL as found, query included', async () => {
+    const { key } = await trawl.account({ plan: 'pro', credits: 100 })
+    site.set('/q/', { status: 200, body: article('Query index', ['/q/item?id=1', '/q/item?id=2']) })
+    site.set('/q/item', { status: 200, body: article('Item') })
+    const body = { url: `${site.url}/q/`, sitemap: 'skip', include_paths: ['^/q/'], ignore_query_parameters: true }
+    const task = await ended(trawl, key, (await (await call(trawl, key, 'POST', '/v1/crawl', body)).json()).id)
+    expect(task.result.pages.map((p: { url: string }) => p.url)).toEqual([`${site.url}/q/`, `${site.url}/q/item?id=1`])
+    expect(task.result.stats.duplicates).toBeGreaterThanOrEqual(1)
+  })
+
   test('a robots.txt answering 5xx stops the crawl at the start page; nothing readable is no_pages, refunded', async () => {
     const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 100 })
     // A site of its own: robots.txt answers are cached per origin.

@@ -250,8 +250,9 @@ function planFor(request: CrawlRequest) {
     sitemap: request.sitemap,
     query: request.query,
     follow,
+    // The query is ignored for de-duplication only (`key`): the page read is the URL as found.
     canonical: (raw: string, base?: string) => {
-      const url = canonicalUrl(raw, base, { ignoreQuery })
+      const url = canonicalUrl(raw, base)
       return url && onSite(url, request.url, request.include_subdomains) ? url : null
     },
     key: (url: string) => siteKey(url, { ignoreQuery }),
