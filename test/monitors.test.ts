@@ -398,6 +398,8 @@ describe('monitor runs', () => {
     const firstKeys = new Set(links(first.results).map((l) => siteKey(l)))
     expect(firstKeys.size).toBe(8)
     expect(first.results[0]).toMatchObject({ position: 1, title: expect.any(String), link: expect.any(String) })
+    // Items as /v1/search sends them: every SPEC field, null when the page did not show it.
+    expect(first.results[0]).toHaveProperty('date')
 
     const afterFirst = await monitor(key, created.id)
     expect(afterFirst).toMatchObject({ runs: 1, last_status: 'ok', last_new_results: 8, credits_used: 1, consecutive_failures: 0, active: true })

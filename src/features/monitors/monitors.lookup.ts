@@ -3,6 +3,8 @@ import type { AuthContext } from '../../http/auth.ts'
 import type { AppDeps } from '../../services.ts'
 import { runWebpage } from '../reading/webpage.service.ts'
 import type { Billing } from '../search/billed-lookup.ts'
+import type { ResponseBody } from '../search/output/output.types.ts'
+import { completeBody } from '../search/output/stable-shape.ts'
 import { runSearch } from '../search/search.service.ts'
 import { runVertical } from '../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS } from '../search/verticals/vertical.specs.ts'
@@ -34,9 +36,14 @@ export async function lookUp(deps: AppDeps, auth: AuthContext, endpoint: Monitor
   if (endpoint === 'search') {
     const req = { ...saved, endpoint: 'search', num: depth, page: 1 } as SearchRequest
     const out = await runSearch(deps, auth, req, {}, runId, AT_REALTIME_PRICE)
-    return { kind: 'results', items: out.body.results.slice(0, saved.num) as unknown as Record<string, unknown>[], usedMc: out.usedMc }
+    return { kind: 'results', items: itemsAsSent('search', out.body, saved.num), usedMc: out.usedMc }
   }
   const req = { ...saved, endpoint: 'news', num: depth, page: 1 } as VerticalRequest
   const out = await runVertical(deps, auth, VERTICAL_SPECS.news, req, {}, runId, AT_REALTIME_PRICE)
-  return { kind: 'results', items: out.body.results.slice(0, saved.num) as Record<string, unknown>[], usedMc: out.usedMc }
+  return { kind: 'results', items: itemsAsSent('news', out.body, saved.num), usedMc: out.usedMc }
+}
+
+/** The top `num` items as the realtime endpoint's JSON has them: every SPEC field, null when unknown. */
+function itemsAsSent(vertical: 'search' | 'news', body: ResponseBody, num: number): Record<string, unknown>[] {
+  return (completeBody(vertical, body).results as Record<string, unknown>[]).slice(0, num)
 }
