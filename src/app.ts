@@ -84,7 +84,16 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   // Bodies are JSON only (SPEC Conventions 1): text/plain is a 415 like any other type, not a string body.
   app.removeContentTypeParser('text/plain')
   await app.register(cookie)
-  await app.register(cors, { origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS, maxAge: 86_400 })
+  await app.register(cors, {
+    origin: '*',
+    credentials: false,
+    // @fastify/cors allows only GET, HEAD, POST by default: browsers could not cancel a crawl or change a monitor.
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // An OPTIONS without Origin is no browser preflight: a 204 rather than the plugin's text/plain 400.
+    strictPreflight: false,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 86_400,
+  })
   // OpenAPI 3.1.0, interface version 1.0.2 (CONTRACT §3c), built from the routes' zod schemas.
   await app.register(swagger, openApiOptions(config.baseUrl))
   registerErrorHandling(app)

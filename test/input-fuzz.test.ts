@@ -441,7 +441,7 @@ function routes(site: string): Route[] {
       auth: 'admin',
       fuzzId: true,
       base: { name: 'fuzz' },
-      params: { name: required(text(64)), credit_limit: creditLimit, user_id: none },
+      params: { name: text(64), credit_limit: creditLimit, user_id: none },
     },
     // Dashboard API (`:id` is a dashboard-made key, never the key the fuzzing uses).
     {

@@ -18,8 +18,6 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
       return new ApiError('invalid_request', 'request body is too large', { status: 413 })
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('invalid_request', 'send the body as Content-Type: application/json', { status: 415 })
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('invalid_request', 'body is empty but Content-Type is application/json; send a JSON object')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_request', 'body is not valid JSON')
   }
@@ -54,6 +52,23 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiEr
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req)))
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+  acceptEmptyJsonBodies(app)
+}
+
+/**
+ * An empty body under `Content-Type: application/json` is no body, not a 400: many clients send
+ * that header on every request, so DELETE /v1/crawl/{id} or POST /v1/monitors/{id}/run would
+ * otherwise fail for them. Routes that need a body then name what is missing ("q is required").
+ * Anything else goes through Fastify's own parser, keeping its __proto__ and constructor checks.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance) {
+  const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning)
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body.length === 0) return done(null, undefined)
+    return parseJson(req, body as string, done)
+  })
 }
 
 /** Fastify's `frameworkErrors`: errors found while routing (bad percent-encoding, overlong ids), before any hook. */

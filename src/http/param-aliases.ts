@@ -54,7 +54,28 @@ const ALIASES: Record<string, string> = {
   api_key_header: 'the Authorization header',
 }
 
-export function unknownParameterMessage(name: string): string {
-  const replacement = Object.hasOwn(ALIASES, name) ? ALIASES[name] : undefined
+/**
+ * Names other APIs use for a parameter only some endpoints take, hinted only where the endpoint
+ * takes the replacement (SerpApi's Google Maps Reviews names on /v1/reviews, say).
+ */
+const ENDPOINT_ALIASES: Record<string, string> = {
+  // SerpApi Google Maps Reviews
+  sort_by: 'sort',
+  data_id: 'fid',
+  next_page_token: 'page_token',
+}
+
+/** `accepted`: the endpoint's own parameter names, which unlocks the hints of ENDPOINT_ALIASES. */
+export function unknownParameterMessage(name: string, accepted?: ReadonlySet<string>): string {
+  const replacement = aliasOf(ALIASES, name) ?? endpointAliasOf(name, accepted)
   return replacement ? `unknown parameter ${name}: use ${replacement}` : `unknown parameter ${name}`
+}
+
+function endpointAliasOf(name: string, accepted: ReadonlySet<string> | undefined): string | undefined {
+  const replacement = aliasOf(ENDPOINT_ALIASES, name)
+  return replacement !== undefined && accepted?.has(replacement) ? replacement : undefined
+}
+
+function aliasOf(table: Record<string, string>, name: string): string | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined
 }

@@ -20,14 +20,46 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
   if (req.method === 'GET') {
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
   } else {
-    input = req.body ?? {}
-    if (Array.isArray(input)) {
-      throw new ApiError('invalid_request', 'body must be a JSON object, not an array; send many queries with POST /v1/batches')
-    }
-    if (typeof input !== 'object' || input === null) throw new ApiError('invalid_request', 'body must be a JSON object')
+    if (isPublicApi(req)) refuseQueryParameters(req)
+    input = bodyObject(req.body, sentBody(req))
     if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
   }
   return parseWith(schema, input, opts.explainUnknown)
+}
+
+/** The SPEC's /v1 API; compatible, dashboard and operator routes keep their own conventions. */
+function isPublicApi(req: FastifyRequest): boolean {
+  return req.routeOptions.url?.startsWith('/v1/') ?? false
+}
+
+/**
+ * Outside GET, parameters come in the JSON body only: one in the query string would otherwise be
+ * ignored silently (?num=20 on a POST giving 10 results) while still billing the call.
+ */
+function refuseQueryParameters(req: FastifyRequest) {
+  const name = Object.keys((req.query ?? {}) as Record<string, unknown>)[0]
+  if (name !== undefined) {
+    throw new ApiError('invalid_request', `unknown parameter ${name} in the query string: ${req.method} takes its parameters in the JSON body`)
+  }
+}
+
+/**
+ * Whether the request carried body bytes, by the test Fastify itself uses. Needed because Fastify's
+ * validation step hands a route with a body schema `null` when there was no body at all.
+ */
+function sentBody(req: FastifyRequest): boolean {
+  const length = req.headers['content-length']
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+}
+
+/** No body reads as no parameters; a JSON `null` is a body, and not an object, like 42 or "coffee". */
+function bodyObject(body: unknown, sent: boolean): object {
+  if (body === undefined || (body === null && !sent)) return {}
+  if (Array.isArray(body)) {
+    throw new ApiError('invalid_request', 'body must be a JSON object, not an array; send many queries with POST /v1/batches')
+  }
+  if (typeof body !== 'object' || body === null) throw new ApiError('invalid_request', 'body must be a JSON object')
+  return body
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): z.infer<S> {
@@ -35,14 +67,34 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, explai
   if (broken !== undefined) throw new ApiError('invalid_request', `${broken || 'body'} is not valid Unicode text (it holds a lone UTF-16 surrogate)`)
   const result = schema.safeParse(input)
   if (result.success) return result.data
-  throw new ApiError('invalid_request', describeIssue(result.error.issues[0], input, explainUnknown))
+  throw new ApiError('invalid_request', describeIssue(firstToReport(result.error.issues), input, parameterNames(schema), explainUnknown))
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): string {
+/**
+ * An unknown parameter is reported before anything else: it is often another API's name for a
+ * required one (`query` for `q`), and its hint says what to write where "q is required" would not.
+ */
+function firstToReport(issues: z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  return issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0]
+}
+
+/** The top-level parameters an object schema takes (empty for other schemas). */
+function parameterNames(schema: z.ZodType): ReadonlySet<string> {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape
+  return new Set(shape && typeof shape === 'object' ? Object.keys(shape) : [])
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue | undefined,
+  input: unknown,
+  accepted: ReadonlySet<string>,
+  explainUnknown?: ParseOptions['explainUnknown'],
+): string {
   if (!issue) return 'invalid request'
   if (issue.code === 'unrecognized_keys') {
     const name = issue.keys[0] ?? ''
-    return explainUnknown?.(name) ?? unknownParameterMessage(name)
+    // A nested object's unknown key is not a name of this endpoint's own parameters.
+    return explainUnknown?.(name) ?? unknownParameterMessage(name, issue.path.length === 0 ? accepted : undefined)
   }
   const name = issue.path.map(String).join('.')
   if (!name) return issue.message

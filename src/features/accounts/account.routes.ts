@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
 import { errorResponses } from '../../http/error-schema.ts'
+import { parseInput } from '../../http/parse-input.ts'
 import type { Services } from '../../services.ts'
 import { AccountResponse } from './account.response.ts'
 import { accountForKey } from './accounts.service.ts'
+
+/** SPEC: "No parameters"; an unknown one is a 400 like on every endpoint (api_key is the credential). */
+const NoParams = z.strictObject({})
 
 export function accountRoutes(app: FastifyInstance, services: Pick<Services, 'store'>) {
   // Free and not rate limited, but authenticated (SPEC Limits "Rate counting").
@@ -17,6 +22,9 @@ export function accountRoutes(app: FastifyInstance, services: Pick<Services, 'st
         response: { 200: AccountResponse, ...errorResponses },
       },
     },
-    async (req) => accountForKey(services.store, req.auth.accountId, req.auth.keyId),
+    async (req) => {
+      parseInput(NoParams, req, { ignore: ['api_key'] })
+      return accountForKey(services.store, req.auth.accountId, req.auth.keyId)
+    },
   )
 }
