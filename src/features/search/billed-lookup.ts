@@ -187,7 +187,8 @@ export function liveMeta(requestId: string, answer: { engine: string; attempts: 
  * no other), and the click-tracking forms of Google, Bing and DuckDuckGo should a parser ever pass
  * one on. `resolved_urls` is false when any result links through one of them.
  */
-const REDIRECT_LINK = /^https?:\/\/(?:news\.google\.com\/(?:rss\/)?articles\/|(?:www\.)?google\.[a-z.]+\/url\?|(?:www\.)?bing\.com\/ck\/a\?|(?:html\.)?duckduckgo\.com\/l\/\?)/i
+const REDIRECT_LINK =
+  /^https?:\/\/(?:news\.google\.com\/(?:rss\/)?articles\/|(?:www\.)?google\.[a-z.]+\/url\?|(?:www\.)?bing\.com\/ck\/a\?|(?:html\.)?duckduckgo\.com\/l\/\?)/i
 
 function isRedirectLink(result: unknown): boolean {
   const link = (result as { link?: unknown } | null)?.link

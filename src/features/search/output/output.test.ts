@@ -121,8 +121,12 @@ describe('include_content pages (paid for) in every format', () => {
 
   test('markdown: each read page under its own heading after the results, a failed one says why', () => {
     const out = renderSearchResponse('search', withContent(), { format: 'markdown' }).payload
-    expect(out).toContain('## Content of result 1: [Espresso guide](https://www.seriouseats.com/best-espresso-machines-7100546)\n\n# Espresso guide\n\nPull a shot at 9 bars.')
-    expect(out).toContain('## Content of result 2: [Espresso machine - Wikipedia](https://en.wikipedia.org/wiki/Espresso_machine_%28coffee%29)\n\nNot read: page did not answer in time')
+    expect(out).toContain(
+      '## Content of result 1: [Espresso guide](https://www.seriouseats.com/best-espresso-machines-7100546)\n\n# Espresso guide\n\nPull a shot at 9 bars.',
+    )
+    expect(out).toContain(
+      '## Content of result 2: [Espresso machine - Wikipedia](https://en.wikipedia.org/wiki/Espresso_machine_%28coffee%29)\n\nNot read: page did not answer in time',
+    )
     expect(out.indexOf('## Results')).toBeLessThan(out.indexOf('## Content of result 1'))
     expect(renderSearchResponse('search', searchBody(), { format: 'markdown' }).payload).not.toContain('## Content of result')
   })
