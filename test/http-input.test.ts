@@ -124,9 +124,9 @@ describe('an unknown parameter is reported before a missing required one', () =>
     ['GET', '/v1/search?query=coffee', undefined, 'unknown parameter query: use q'],
     ['POST', '/v1/search', { query: 'coffee' }, 'unknown parameter query: use q'],
     ['GET', '/v1/news?query=coffee', undefined, 'unknown parameter query: use q'],
-    ['POST', '/v1/rank', { keyword: 'x', domain: 'a.com' }, 'unknown parameter keyword'],
-    ['POST', '/v1/map', { urls: ['https://example.com/'] }, 'unknown parameter urls'],
-    ['POST', '/v1/lens', { image_url: 'https://example.com/a.png' }, 'unknown parameter image_url'],
+    ['POST', '/v1/rank', { keyword: 'x', domain: 'a.com' }, 'unknown parameter keyword: use q'],
+    ['POST', '/v1/map', { urls: ['https://example.com/'] }, 'unknown parameter urls: use url'],
+    ['POST', '/v1/lens', { image_url: 'https://example.com/a.png' }, 'unknown parameter image_url: use url'],
   ])('%s %s %j', async (method, path, body, message) => {
     const res = method === 'GET' ? await get(path) : await call(method, path, JSON.stringify(body))
     expect(await errorOf(res)).toMatchObject({ status: 400, code: 'invalid_request', message })

@@ -63,6 +63,10 @@ const ENDPOINT_ALIASES: Record<string, string> = {
   sort_by: 'sort',
   data_id: 'fid',
   next_page_token: 'page_token',
+  // DataForSEO's keyword; a list of pages where one is taken (map); Lens APIs' image_url
+  keyword: 'q',
+  urls: 'url',
+  image_url: 'url',
 }
 
 /** `accepted`: the endpoint's own parameter names, which unlocks the hints of ENDPOINT_ALIASES. */
