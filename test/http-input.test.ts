@@ -155,3 +155,23 @@ describe("SerpApi's Google Maps Reviews names on /v1/reviews", () => {
     expect(batches[0].error.message).toBe('unknown parameter data_id: use fid')
   })
 })
+
+describe('null for an optional parameter means not set (clients that send every field of their type)', () => {
+  test('a crawl with nulls gets the defaults; a required parameter as null is still refused', async () => {
+    const body = { url: `${upstream.url}/`, limit: null, max_depth: null, query: null, include_paths: null, webhook_url: null }
+    const created = await call('POST', '/v1/crawl', JSON.stringify(body))
+    expect(created.status).toBe(202)
+    const task = await (await get(`/v1/crawl/${(await created.json()).id}`)).json()
+    expect(task.credits_reserved).toBe(25)
+    expect(await errorOf(await call('POST', '/v1/crawl', JSON.stringify({ url: null })))).toMatchObject({ status: 400, code: 'invalid_request' })
+  })
+
+  test('where a parameter takes null, null keeps its meaning (PATCH webhook_url: null clears it)', async () => {
+    const created = await call('POST', '/v1/monitors', JSON.stringify({ q: 'coffee', active: false, webhook_url: 'https://hooks.example.test/x' }))
+    expect(created.status).toBe(200)
+    const { id } = await created.json()
+    const patched = await call('PATCH', `/v1/monitors/${id}`, JSON.stringify({ webhook_url: null }))
+    expect(patched.status).toBe(200)
+    expect((await patched.json()).webhook_url).toBeNull()
+  })
+})

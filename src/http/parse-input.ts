@@ -21,10 +21,27 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
   } else {
     if (isPublicApi(req)) refuseQueryParameters(req)
-    input = bodyObject(req.body, sentBody(req))
+    input = withoutNullDefaults(schema, bodyObject(req.body, sentBody(req)) as Record<string, unknown>)
     if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
   }
   return parseWith(schema, input, opts.explainUnknown)
+}
+
+/**
+ * `null` for an optional parameter that takes no null means "not set": generated clients and
+ * SDKs in several languages send every field of their request type, unset ones as null. Where a
+ * parameter does take null (PATCH `webhook_url: null` clears it), null keeps its meaning.
+ */
+function withoutNullDefaults(schema: z.ZodObject, body: Record<string, unknown>): Record<string, unknown> {
+  let out = body
+  for (const [name, value] of Object.entries(body)) {
+    if (value !== null) continue
+    const field = schema.shape[name] as z.ZodType | undefined
+    if (!field || field.safeParse(null).success || !field.safeParse(undefined).success) continue
+    if (out === body) out = { ...body }
+    delete out[name]
+  }
+  return out
 }
 
 /** The SPEC's /v1 API; compatible, dashboard and operator routes keep their own conventions. */
