@@ -35,6 +35,13 @@ const routes: Record<string, Handler> = {
   '/empty.pdf': body(Buffer.alloc(0), 'application/pdf'),
   '/blank.pdf': body(' \r\n\t\n', 'application/pdf'),
   '/not-a.pdf': body('<html><body><p>Sorry, the %PDF- file is gone</p></body></html>', 'application/pdf'),
+  '/moved': body('<html><head><meta http-equiv="refresh" content="0; url=/article"><title>Moved</title></head><body>Redirecting</body></html>', 'text/html'),
+  '/moved-loop': body('<html><head><meta http-equiv="refresh" content="0; url=/moved-loop-2"></head><body>Redirecting</body></html>', 'text/html'),
+  '/moved-loop-2': body('<html><head><meta http-equiv="refresh" content="0; url=/moved-loop"></head><body>Redirecting</body></html>', 'text/html'),
+  '/article': body(
+    `<html><head><title>The article</title></head><body><article><h1>The article</h1><p>${'A paragraph of the article that moved, long enough to be read as its content. '.repeat(5)}</p></article></body></html>`,
+    'text/html',
+  ),
 }
 
 let site: Server
@@ -119,5 +126,21 @@ describe('PDF sniffing', () => {
     const { key } = await newAccount()
     const res = await post(key, '/v1/webpage', { url: page('/not-a.pdf') })
     expect(await errorOf(res)).toMatchObject({ status: 503, code: 'upstream_error', message: 'unsupported content type application/pdf (body is not a PDF)' })
+  })
+})
+
+describe('a <meta http-equiv="refresh"> redirect is followed, as a browser does', () => {
+  test('the page it leads to is read and billed, not the stub', async () => {
+    const { key } = await newAccount()
+    const read = await (await post(key, '/v1/webpage', { url: page('/moved') })).json()
+    expect(read).toMatchObject({ url: page('/article'), title: 'The article' })
+    expect(read.markdown).toContain('A paragraph of the article that moved')
+  })
+
+  test('a loop of refreshes ends after a few hops with the last page read', async () => {
+    const { key } = await newAccount()
+    const res = await post(key, '/v1/webpage', { url: page('/moved-loop') })
+    expect(res.status).toBe(200)
+    expect(new URL((await res.json()).url).pathname).toMatch(/^\/moved-loop/)
   })
 })

@@ -5,12 +5,13 @@ import type { ResponseCache } from '../../cache/response-cache.ts'
 import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
 import type { Renderer } from '../../net/browser/renderer.ts'
-import { parseHttpUrl, safeFetch } from '../../net/safe-fetch.ts'
+import { parseHttpUrl, type SafeFetchOptions, type SafeFetchResult, safeFetch } from '../../net/safe-fetch.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
 import type { PageLink } from '../crawl/page-links.ts'
 import { toMc } from '../credits/money.ts'
 import { cacheHitPriceMc, PRICES } from '../credits/prices.ts'
 import { rankHighlights } from './highlights.rank.ts'
+import { metaRefreshTarget } from './meta-refresh.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
 import type { Highlight, PageMetadata, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
 import type { RenderMode } from './render.decide.ts'
@@ -150,6 +151,24 @@ export function pageCacheKey(
   return `page:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`
 }
 
+/** Meta-refresh redirects followed per read, on top of the HTTP redirects safeFetch follows. */
+const MAX_META_REFRESHES = 3
+
+/**
+ * safeFetch, following `<meta http-equiv="refresh">` redirects too (meta-refresh.ts), each through
+ * safeFetch again (so the address guard checks every hop), all within the read's deadline.
+ */
+async function fetchFollowingRefresh(url: string, deadline: number, opts: SafeFetchOptions): Promise<SafeFetchResult> {
+  let fetched = await safeFetch(url, opts)
+  for (let hop = 0; hop < MAX_META_REFRESHES; hop++) {
+    const target = fetched.text !== undefined && fetched.contentType === 'html' ? metaRefreshTarget(fetched.text, fetched.url) : null
+    const left = deadline - Date.now()
+    if (!target || left <= 0) break
+    fetched = await safeFetch(target, { ...opts, timeoutMs: left })
+  }
+  return fetched
+}
+
 /**
  * Reads one page. Answers from the cache only when `maxAge` (seconds) is given and an entry is at
  * most that old; every successful live read is stored. Throws ApiError invalid_request (bad URL,
@@ -172,7 +191,7 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
   let stored: StoredPage
   const deadline = Date.now() + opts.timeoutMs
   try {
-    const fetched = await safeFetch(url, {
+    const fetched = await fetchFollowingRefresh(url, deadline, {
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
       timeoutMs: opts.timeoutMs,
       proxyUrl,
