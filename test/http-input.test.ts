@@ -175,3 +175,14 @@ describe('null for an optional parameter means not set (clients that send every 
     expect((await patched.json()).webhook_url).toBeNull()
   })
 })
+
+describe('a parameter of the wrong type is named as such, not as missing', () => {
+  test.each([
+    ['/v1/map', { url: 5 }, 'url must be a string, not a number'],
+    ['/v1/crawl', { url: ['https://example.com/'] }, 'url must be a string, not an array'],
+    ['/v1/search', { q: true }, 'q must be a string'],
+    ['/v1/search', {}, 'q is required'],
+  ])('%s %j', async (path, body, message) => {
+    expect(await errorOf(await call('POST', path, JSON.stringify(body)))).toMatchObject({ status: 400, message })
+  })
+})

@@ -40,7 +40,8 @@ const required = (k: Kind): Kind => ({ ...k, required: true })
 /** Nothing generic fits (ids, engine names, credentials): every value sent must be refused. */
 const none: Kind = { type: 'string', ok: () => false }
 
-const accepts = (kind: Kind, v: unknown) => (v === undefined ? !kind.required : kind.ok(v))
+// In a POST body, null for an optional parameter means "not set" (parse-input.ts), like leaving it out.
+const accepts = (kind: Kind, v: unknown, method = 'GET') => (v === undefined || (v === null && method === 'POST' && !kind.ok(v)) ? !kind.required : kind.ok(v))
 
 // ---- the values ---------------------------------------------------------------------------------
 
@@ -579,7 +580,7 @@ function casesOf(route: Route): Case[] {
       }
     } else {
       for (const [label, value] of Object.entries(JSON_VALUES)) {
-        if (accepts(kind, value)) continue
+        if (accepts(kind, value, route.method)) continue
         cases.push({ label: `${name}: ${label}`, method: route.method, auth: route.auth, path: at(realId), body: bodyWith(base, name, value) })
       }
     }

@@ -21,16 +21,18 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
   } else {
     if (isPublicApi(req)) refuseQueryParameters(req)
-    input = withoutNullDefaults(schema, bodyObject(req.body, sentBody(req)) as Record<string, unknown>)
+    input = bodyObject(req.body, sentBody(req))
+    // On PATCH, null asks to clear a setting: one that cannot be cleared stays an error.
+    if (req.method === 'POST') input = withoutNullDefaults(schema, input as Record<string, unknown>)
     if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
   }
   return parseWith(schema, input, opts.explainUnknown)
 }
 
 /**
- * `null` for an optional parameter that takes no null means "not set": generated clients and
- * SDKs in several languages send every field of their request type, unset ones as null. Where a
- * parameter does take null (PATCH `webhook_url: null` clears it), null keeps its meaning.
+ * `null` for an optional parameter that takes no null means "not set" in a POST body: generated
+ * clients and SDKs in several languages send every field of their request type, unset ones as
+ * null. Where a parameter does take null, null keeps its meaning.
  */
 function withoutNullDefaults(schema: z.ZodObject, body: Record<string, unknown>): Record<string, unknown> {
   let out = body
@@ -115,7 +117,12 @@ function describeIssue(
   }
   const name = issue.path.map(String).join('.')
   if (!name) return issue.message
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${name} is required`
+  if (issue.code === 'invalid_type') {
+    const value = valueAt(input, issue.path)
+    if (value === undefined) return `${name} is required`
+    // A schema's "is required" covers every type error; a value that was sent is of the wrong type.
+    if (issue.message.endsWith('is required')) return `${name} must be ${article(issue.expected)}, not ${typeName(value)}`
+  }
   // Schema messages that already start with the parameter's name read best as they are.
   return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`
 }
@@ -135,6 +142,9 @@ function loneSurrogateAt(input: unknown): string | undefined {
   }
   return undefined
 }
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
+const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : article(typeof value))
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let value = input
