@@ -62,10 +62,13 @@ describe('buildGoogleSearchRequest', () => {
     expect(url).toContain('&uule=w+CAIQICINVW5pdGVkIFN0YXRlcw&')
   })
 
-  it('ignores ll, which Google web search has no parameter for', () => {
-    const { url } = buildGoogleSearchRequest({ ...base, ll: '@40.7,-74.0,14z' })
-    expect(url).not.toContain('40.7')
-    expect(url).toBe(buildGoogleSearchRequest(base).url)
+  it('sends ll as the coordinates form of uule; location and uule come first', () => {
+    const uule = params({ ll: '@40.7455096,-74.0083012,14z' }).get('uule') ?? ''
+    expect(uule).toMatch(/^a /) // the literal "+" of the URL reads as a space
+    const text = Buffer.from(uule.slice(2), 'base64url').toString('utf8')
+    expect(text).toContain('latlng{\nlatitude_e7:407455096\nlongitude_e7:-740083012\n}')
+    expect(text).toMatch(/^role:1\nproducer:12\n/)
+    expect(params({ ll: '@40.7,-74.0,14z', location: 'Paris, France' }).get('uule')).toBe(params({ location: 'Paris, France' }).get('uule'))
   })
 
   it('turns autocorrect=false into nfpr=1', () => {

@@ -2,7 +2,8 @@
 
 import { acceptLanguage } from '../accept-language.ts'
 import type { SearchRequest } from '../engine.types.ts'
-import { encodeUule } from './google-uule.encode.ts'
+import { encodeUule, encodeUuleCoordinates } from './google-uule.encode.ts'
+import { parseLl } from './maps/google-maps.request.ts'
 
 export { encodeUule } from './google-uule.encode.ts'
 
@@ -33,8 +34,8 @@ const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
 /**
  * The Google URL and headers for `req`.
  *
- * `ll` is not sent: Google web search has no viewport parameter (the `@lat,lng,zoom` form belongs
- * to Maps); the location for web results is carried by `uule`.
+ * The location of web results is carried by `uule`: given as is, or made from `location` (a
+ * place name) or else from `ll` (its point; web search has no viewport, so the zoom is unused).
  */
 export function buildGoogleSearchRequest(req: SearchRequest): GoogleRequest {
   const params: [string, string][] = []
@@ -49,13 +50,18 @@ export function buildGoogleSearchRequest(req: SearchRequest): GoogleRequest {
   const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
   if (tbs.length) params.push(['tbs', tbs.join(',')])
   params.push(['safe', req.safe])
-  const uule = req.uule?.trim() || (req.location?.trim() ? encodeUule(req.location.trim()) : undefined)
+  const uule = req.uule?.trim() || (req.location?.trim() ? encodeUule(req.location.trim()) : req.ll ? uuleOfPoint(req.ll) : undefined)
   if (uule) params.push(['uule', uule])
   if (req.autocorrect === false) params.push(['nfpr', '1'])
   params.push(['ie', 'UTF-8'], ['oe', 'UTF-8'])
 
   const query = params.map(([k, v]) => `${k}=${k === 'uule' ? encodeUuleParam(v) : encodeURIComponent(v)}`).join('&')
   return { url: `${ENDPOINT}?${query}`, headers: googleHeaders(req.language, req.device) }
+}
+
+function uuleOfPoint(ll: string): string {
+  const { lat, lng } = parseLl(ll)
+  return encodeUuleCoordinates(lat, lng)
 }
 
 export function lrCode(language: string): string {

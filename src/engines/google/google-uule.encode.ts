@@ -9,6 +9,17 @@ export function encodeUule(canonicalName: string): string {
   return `w+${Buffer.from(message).toString('base64url')}`
 }
 
+/**
+ * The coordinates form of `uule` (version "a"): "a+" and the base64 of a small text message
+ * naming a point, as Chrome sends for a device's location (role 1, producer 12); the form
+ * SerpApi's public converter writes too. `radius:-1` leaves the area to Google.
+ */
+export function encodeUuleCoordinates(lat: number, lng: number, nowMs = Date.now()): string {
+  const e7 = (degrees: number) => Math.round(degrees * 1e7)
+  const text = `role:1\nproducer:12\nprovenance:6\ntimestamp:${nowMs * 1000}\nlatlng{\nlatitude_e7:${e7(lat)}\nlongitude_e7:${e7(lng)}\n}\nradius:-1\n`
+  return `a+${Buffer.from(text).toString('base64url')}`
+}
+
 /** Reads the canonical name back out of a "w+" uule, or undefined when it is not one. */
 export function decodeUule(uule: string): string | undefined {
   const m = /^w[+ ](.+)$/.exec(uule)
