@@ -186,3 +186,16 @@ describe('a parameter of the wrong type is named as such, not as missing', () =>
     expect(await errorOf(await call('POST', path, JSON.stringify(body)))).toMatchObject({ status: 400, message })
   })
 })
+
+describe('HEAD is GET without the body', () => {
+  test('HEAD /v1/account and HEAD /v1/search answer as GET does, headers included', async () => {
+    const account = await fetch(`${trawl.base}/v1/account`, { method: 'HEAD', headers: { authorization: `Bearer ${key}` } })
+    expect(account.status).toBe(200)
+    // (This suite's upstream is no result page: GET answers 503, and so does HEAD, parameters read.)
+    const url = `${trawl.base}/v1/search?q=coffee&api_key=${key}`
+    const [head, get] = [await fetch(url, { method: 'HEAD' }), await fetch(url)]
+    expect(head.status).toBe(get.status)
+    expect(head.headers.get('x-credits-used')).toBe(get.headers.get('x-credits-used'))
+    expect(await head.text()).toBe('')
+  })
+})

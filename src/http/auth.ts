@@ -155,7 +155,7 @@ export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: bool
   const vendorKey = keyFromVendorPlace(req, opts.from)
   if (vendorKey !== undefined) return vendorKey
   const query = (req.query ?? {}) as Record<string, unknown>
-  if (req.method === 'GET' && typeof query.api_key === 'string') return query.api_key
+  if ((req.method === 'GET' || req.method === 'HEAD') && typeof query.api_key === 'string') return query.api_key
   if (opts.allowKeyParam && typeof query.key === 'string') return query.key
   if (req.method !== 'GET' && (typeof query.api_key === 'string' || typeof query.key === 'string')) {
     throw new ApiError('unauthorized', 'api_key in the query string is accepted on GET only; send Authorization: Bearer <API key>')

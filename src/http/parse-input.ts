@@ -17,7 +17,8 @@ export interface ParseOptions {
 
 export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest, opts: ParseOptions = {}): z.infer<S> {
   let input: unknown
-  if (req.method === 'GET') {
+  // HEAD is GET without the body (Fastify answers it from the GET route).
+  if (req.method === 'GET' || req.method === 'HEAD') {
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
   } else {
     if (isPublicApi(req)) refuseQueryParameters(req)
