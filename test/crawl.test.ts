@@ -145,6 +145,21 @@ describe('/v1/crawl', () => {
     expect(pathsOf(filtered.result.pages)).toEqual(['/', '/blog/', '/blog/post-1', '/blog/post-2'])
   })
 
+  test('progress counts the pages read while a slow page is still loading', async () => {
+    const { key } = await trawl.account({ plan: 'pro', credits: 100 })
+    site.set('/progress/', { status: 200, body: article('Progress index', ['/progress/a', '/progress/b', '/progress/slow']) })
+    for (const path of ['/progress/a', '/progress/b']) site.set(path, { status: 200, body: article(path) })
+    site.set('/progress/slow', { status: 200, body: article('Slow'), delayMs: 2500 })
+    const body = { url: `${site.url}/progress/`, sitemap: 'skip', include_paths: ['^/progress/'] }
+    const { id } = await (await call(trawl, key, 'POST', '/v1/crawl', body)).json()
+    // The three quick pages are read within the first moments; the slow one takes 2.5 s.
+    await new Promise((r) => setTimeout(r, 1500))
+    const running = await (await call(trawl, key, 'GET', `/v1/crawl/${id}`)).json()
+    expect(running.status).toBe('running')
+    expect(running.progress.pages_done).toBe(3)
+    expect((await ended(trawl, key, id)).progress.pages_done).toBe(4)
+  })
+
   test('ignore_query_parameters reads one page per path, the first URL as found, query included', async () => {
     const { key } = await trawl.account({ plan: 'pro', credits: 100 })
     site.set('/q/', { status: 200, body: article('Query index', ['/q/item?id=1', '/q/item?id=2']) })

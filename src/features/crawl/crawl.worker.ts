@@ -23,6 +23,7 @@ export const CRAWL_JOB = 'crawl'
 // lost signal: one indexed read a second per running crawl.
 const CANCEL_CHECK_MS = 1_000
 const PAGE_TIMEOUT_MS = 30_000
+const PROGRESS_MS = 500
 const CRAWLS_PER_WORKER = 3
 const MAX_CRAWL_DELAY_MS = 10_000
 
@@ -73,8 +74,11 @@ export function crawlJobKind(
     const cancelWatch = setInterval(readCancelFlag, CANCEL_CHECK_MS)
     cancelWatch.unref()
 
-    const saveProgress = (p: CrawlProgress) => {
-      if (Date.now() - lastProgress < 500) return
+    // At most one write each PROGRESS_MS; the latest progress of a burst is written when its turn
+    // comes, so a crawl that goes quiet (a slow page) still shows what it has done.
+    let pendingProgress: CrawlProgress | null = null
+    let progressTimer: NodeJS.Timeout | null = null
+    const writeProgress = (p: CrawlProgress) => {
       lastProgress = Date.now()
       void store.db
         .updateTable('crawls')
@@ -83,6 +87,16 @@ export function crawlJobKind(
         .where('lease_owner', '=', workerId)
         .execute()
         .catch((err) => log.debug({ err, crawl: id }, 'progress not saved'))
+    }
+    const saveProgress = (p: CrawlProgress) => {
+      const wait = PROGRESS_MS - (Date.now() - lastProgress)
+      if (wait <= 0) return writeProgress(p)
+      pendingProgress = p
+      progressTimer ??= setTimeout(() => {
+        progressTimer = null
+        if (pendingProgress) writeProgress(pendingProgress)
+        pendingProgress = null
+      }, wait)
     }
     let outcome: CrawlOutcome
     try {
@@ -108,6 +122,7 @@ export function crawlJobKind(
       })
     } finally {
       clearInterval(cancelWatch)
+      if (progressTimer) clearTimeout(progressTimer)
       unlisten?.()
     }
     // Stopping, or the lease was lost: back to the queue (fenced on the lease, so a lost one changes nothing).
