@@ -231,6 +231,15 @@ describe('POST /extract, /map, /crawl and GET /usage', () => {
     await expectBooksBalanced(trawl, id)
   })
 
+  test('a page that never loads: the answer comes before the client stops waiting, with the pages read', async () => {
+    const { id, key } = await trawl.account({ credits: 100 })
+    const read = await client(key).extract([`${site.url}/article/ars`, `${site.url}/slow`], { timeout: 3 })
+    expect(read.results.map((r) => r.url)).toEqual([`${site.url}/article/ars`])
+    expect(read.failedResults.map((f) => f.url)).toEqual([`${site.url}/slow`])
+    expect(await balance(key)).toBe(99)
+    await expectBooksBalanced(trawl, id)
+  })
+
   test('map through the client: the site’s URLs, select_paths kept, 1 credit', async () => {
     const { id, key } = await trawl.account({ credits: 100 })
     const mapped = await client(key).map(`${crawlSite.url}/`, { limit: 50, selectPaths: ['^/blog/'], includeUsage: true })

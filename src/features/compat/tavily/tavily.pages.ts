@@ -43,7 +43,7 @@ export async function tavilyExtract(deps: AppDeps, auth: AuthContext, p: TavilyE
     format: p.format ?? 'markdown',
     ...(p.include_images && { include_images: true }),
     ...(p.query && { query: p.query, highlights: p.chunks_per_source ?? DEFAULT_CHUNKS }),
-    ...(p.timeout !== undefined && { timeout: Math.min(90, Math.max(1, Math.ceil(p.timeout))) }),
+    timeout: extractDeadlineS(p),
   })
   const outcome = await runExtract(deps, auth, params, requestId)
   const results = outcome.body.results.map((r) => ({
@@ -55,6 +55,16 @@ export async function tavilyExtract(deps: AppDeps, auth: AuthContext, p: TavilyE
   }))
   const failed_results = outcome.body.failed.map((f) => ({ url: f.url, error: f.error.message }))
   return { body: { results, failed_results }, charges: outcome }
+}
+
+/**
+ * Seconds the pages may take. Tavily's defaults are 10 s (basic) and 30 s (advanced), and its
+ * client gives up at the `timeout` it sent (30 s without one): the answer must come a little
+ * before that, or the client throws away every page read (and paid for).
+ */
+function extractDeadlineS(p: TavilyExtractParams): number {
+  const asked = p.timeout ?? (p.extract_depth === 'advanced' ? 30 : 10)
+  return Math.min(90, Math.max(1, Math.floor(asked - Math.min(2, asked * 0.1))))
 }
 
 /** select_domains / exclude_domains: regular expressions on the host name. */

@@ -110,7 +110,9 @@ export const TavilyExtractParams = z
     include_images: flag('include_images').optional().describe('image URLs inside the content'),
     include_favicon: flag('include_favicon').optional().describe("the site's /favicon.ico address (not checked)"),
     include_usage: flag('include_usage').optional().describe('usage.credits: the credits this call cost'),
-    timeout: seconds('timeout', 90).optional().describe('seconds to wait for the pages (1 to 90; default 50)'),
+    timeout: seconds('timeout', 90)
+      .optional()
+      .describe("seconds the client waits (1 to 90; Tavily's defaults: 10 basic, 30 advanced); the answer comes a little before"),
     api_key: apiKey,
     client_source: clientSource,
   })
