@@ -243,6 +243,21 @@ describe('keys and errors', () => {
     expect(await unknown.json()).toMatchObject({ statusCode: 404, message: 'no route POST /compat/serper/lens' })
   })
 
+  test('GET with the fields in the query string and the key as X-API-KEY or ?apiKey= (Serper’s code samples); null fields are fields not sent', async () => {
+    const { key } = await account(10)
+    const viaHeader = await fetch(`${serper('search')}?q=coffee&gl=us&num=10`, { headers: { 'X-API-KEY': key } })
+    expect(viaHeader.status).toBe(200)
+    const body = await viaHeader.json()
+    expect(body.searchParameters).toMatchObject({ q: 'coffee', gl: 'us', type: 'search' })
+    expect(body.organic.length).toBeGreaterThan(0)
+    const viaQuery = await fetch(`${serper('search')}?q=coffee&apiKey=${key}`)
+    expect(viaQuery.status).toBe(200)
+    expect((await viaQuery.json()).searchParameters).not.toHaveProperty('apiKey')
+    const nulls = await jsonBody(key, 'search', { q: 'coffee', gl: null, location: null, num: null, page: null })
+    expect(nulls.status).toBe(200)
+    expect((await nulls.json()).searchParameters).toMatchObject({ q: 'coffee', gl: 'us', page: 1 })
+  })
+
   test('wrong input on every endpoint: 400 in Serper’s shape, nothing billed', async () => {
     const { id, key } = await account(10)
     const huge = 'x'.repeat(100_000)

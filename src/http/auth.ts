@@ -135,6 +135,8 @@ export interface KeySources {
   header?: string
   /** Top-level string field of the JSON body carrying the key. */
   bodyField?: string
+  /** Query-string parameter carrying the key (Serper's `apiKey`). */
+  queryParam?: string
 }
 
 declare module 'fastify' {
@@ -166,6 +168,10 @@ export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: bool
 function keyFromVendorPlace(req: FastifyRequest, from: KeySources | undefined): string | undefined {
   if (from?.header) {
     const value = req.headers[from.header]
+    if (typeof value === 'string' && value.trim()) return value.trim()
+  }
+  if (from?.queryParam) {
+    const value = (req.query as Record<string, unknown> | undefined)?.[from.queryParam]
     if (typeof value === 'string' && value.trim()) return value.trim()
   }
   if (from?.bodyField) {

@@ -14,8 +14,8 @@ const FIELD_PATHS = ['password', 'secret', 'webhook_secret'].flatMap((f) => [f, 
 const SECRET_TEXT: [RegExp, string][] = [
   [/trawl(?:_|%5f)live(?:_|%5f)[A-Za-z0-9_-]*/gi, `trawl_live_${CENSOR}`],
   [/whsec_[A-Za-z0-9+/=_-]*/g, `whsec_${CENSOR}`],
-  // Credentials in query strings: ?api_key= on GET, ?key= on /customsearch/v1, and the usual others.
-  [/([?&;](?:api(?:_|%5f)key|key|token|secret|password)=)(?:[^&#\s"\\]|\\.)*/gi, `$1${CENSOR}`],
+  // Credentials in query strings: ?api_key= on GET, ?key= on /customsearch/v1, Serper's ?apiKey=, and the usual others.
+  [/([?&;](?:api(?:_|%5f)?key|key|token|secret|password)=)(?:[^&#\s"\\]|\\.)*/gi, `$1${CENSOR}`],
 ]
 
 /** Replaces API keys, webhook secrets and credential query parameters in `text`. */

@@ -50,18 +50,36 @@ export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
       })
 
       for (const endpoint of SERPER_ENDPOINTS) {
+        const name = `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}`
+        const common = {
+          summary: `Serper: ${SUMMARIES[endpoint]}`,
+          tags: [TAG],
+          response: { 200: SERPER_RESPONSES[endpoint], ...serperErrorResponses },
+        }
+        const config = { auth: 'key' as const, billed: true, keyFrom: { header: 'x-api-key', queryParam: 'apiKey' } }
         scope.post(
           `/${endpoint}`,
           {
-            config: { auth: 'key', billed: true, keyFrom: { header: 'x-api-key' } },
+            config,
             schema: {
-              operationId: `serper${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}`,
-              summary: `Serper: ${SUMMARIES[endpoint]}`,
+              ...common,
+              operationId: `serper${name}`,
               description:
-                'Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.',
-              tags: [TAG],
+                'Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.',
               body: SerperBody,
-              response: { 200: SERPER_RESPONSES[endpoint], ...serperErrorResponses },
+            },
+          },
+          (req, reply) => handle(deps, endpoint, req, reply),
+        )
+        // Serper answers GET with the fields in the query string too (its playground's code samples).
+        scope.get(
+          `/${endpoint}`,
+          {
+            config,
+            schema: {
+              ...common,
+              operationId: `serper${name}Get`,
+              description: 'The same query with its fields in the query string; the key as X-API-KEY, Bearer or ?apiKey=.',
             },
           },
           (req, reply) => handle(deps, endpoint, req, reply),
@@ -73,8 +91,9 @@ export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
 }
 
 async function handle(deps: AppDeps, endpoint: SerperEndpoint, req: FastifyRequest, reply: FastifyReply) {
-  const body = req.body as unknown
-  const fromQuery = queryParams(req.query as Record<string, string | string[]>)
+  const body = req.method === 'GET' ? undefined : (req.body as unknown)
+  const { apiKey: _key, ...query } = req.query as Record<string, string | string[]>
+  const fromQuery = queryParams(query)
   let prepared: PreparedQuery[]
   let many = false
   // Every query is checked before the first one is billed.

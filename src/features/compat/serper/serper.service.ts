@@ -89,7 +89,12 @@ function trawlParams(endpoint: SerperEndpoint, p: SerperQuery, depth: number): R
 }
 
 export function prepareQuery(deps: AppDeps, auth: AuthContext, endpoint: SerperEndpoint, input: unknown, requestId: string, prefix = ''): PreparedQuery {
-  const p = parseAs(SerperQuery, input, prefix)
+  // A field sent as null is a field not sent (clients that send every field of their type).
+  const p = parseAs(
+    SerperQuery,
+    input !== null && typeof input === 'object' && !Array.isArray(input) ? defined(input as Record<string, unknown>) : input,
+    prefix,
+  )
   const depth = depthFor(p.num ?? 10)
   const params = defined(trawlParams(endpoint, p, depth))
   const echo = (request: { country?: string; language?: string }, engine: unknown) =>
