@@ -350,70 +350,70 @@ export interface paths {
   "/compat/serper/search": {
     /**
      * Serper: web search, like /v1/search
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperSearch"];
   };
   "/compat/serper/images": {
     /**
      * Serper: images, like /v1/images
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperImages"];
   };
   "/compat/serper/news": {
     /**
      * Serper: news, like /v1/news
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperNews"];
   };
   "/compat/serper/places": {
     /**
      * Serper: local results, like /v1/places
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperPlaces"];
   };
   "/compat/serper/maps": {
     /**
      * Serper: maps, like /v1/maps
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperMaps"];
   };
   "/compat/serper/videos": {
     /**
      * Serper: videos, like /v1/videos
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperVideos"];
   };
   "/compat/serper/shopping": {
     /**
      * Serper: shopping, like /v1/shopping
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperShopping"];
   };
   "/compat/serper/scholar": {
     /**
      * Serper: scholarly works, like /v1/scholar
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperScholar"];
   };
   "/compat/serper/patents": {
     /**
      * Serper: patents, like /v1/patents
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperPatents"];
   };
   "/compat/serper/autocomplete": {
     /**
      * Serper: query suggestions, like /v1/autocomplete (0.5 credit)
-     * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+     * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
      */
     post: operations["serperAutocomplete"];
   };
@@ -7653,7 +7653,7 @@ export interface operations {
   };
   /**
    * Serper: web search, like /v1/search
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperSearch: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -7846,7 +7846,7 @@ export interface operations {
   };
   /**
    * Serper: images, like /v1/images
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperImages: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -8039,7 +8039,7 @@ export interface operations {
   };
   /**
    * Serper: news, like /v1/news
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperNews: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -8232,7 +8232,7 @@ export interface operations {
   };
   /**
    * Serper: local results, like /v1/places
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperPlaces: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -8425,7 +8425,7 @@ export interface operations {
   };
   /**
    * Serper: maps, like /v1/maps
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperMaps: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -8618,7 +8618,7 @@ export interface operations {
   };
   /**
    * Serper: videos, like /v1/videos
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperVideos: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -8811,7 +8811,7 @@ export interface operations {
   };
   /**
    * Serper: shopping, like /v1/shopping
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperShopping: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -9004,7 +9004,7 @@ export interface operations {
   };
   /**
    * Serper: scholarly works, like /v1/scholar
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperScholar: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -9197,7 +9197,7 @@ export interface operations {
   };
   /**
    * Serper: patents, like /v1/patents
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperPatents: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -9390,7 +9390,7 @@ export interface operations {
   };
   /**
    * Serper: query suggestions, like /v1/autocomplete (0.5 credit)
-   * @description Serper’s request and answer. The key as X-API-KEY (or Bearer). The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
+   * @description Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.
    */
   serperAutocomplete: {
     /** @description one query, or a JSON array of up to 100 queries (each billed as its own call) */
@@ -9872,10 +9872,7 @@ export interface operations {
           include_favicon?: boolean;
           /** @description usage.credits: the credits this call cost */
           include_usage?: boolean;
-          /**
-           * @description seconds to wait for the pages (1 to 90; default 50)
-           * @default 50
-           */
+          /** @description seconds the client waits (1 to 90; Tavily's defaults: 10 basic, 30 advanced); the answer comes a little before */
           timeout?: number;
           api_key?: string;
           /** @description accepted; no effect */

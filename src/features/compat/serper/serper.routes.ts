@@ -50,40 +50,26 @@ export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
       })
 
       for (const endpoint of SERPER_ENDPOINTS) {
-        const name = `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}`
-        const common = {
-          summary: `Serper: ${SUMMARIES[endpoint]}`,
-          tags: [TAG],
-          response: { 200: SERPER_RESPONSES[endpoint], ...serperErrorResponses },
-        }
         const config = { auth: 'key' as const, billed: true, keyFrom: { header: 'x-api-key', queryParam: 'apiKey' } }
         scope.post(
           `/${endpoint}`,
           {
             config,
             schema: {
-              ...common,
-              operationId: `serper${name}`,
+              operationId: `serper${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}`,
+              summary: `Serper: ${SUMMARIES[endpoint]}`,
               description:
-                'Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper); a JSON array runs up to 100 queries, each billed, the answer an array in the same order.',
+                'Serper’s request and answer. The key as X-API-KEY, Bearer or ?apiKey=. The fields may also come in the query string with an empty body (LangChain’s Python wrapper), or with GET; a JSON array runs up to 100 queries, each billed, the answer an array in the same order.',
+              tags: [TAG],
               body: SerperBody,
+              response: { 200: SERPER_RESPONSES[endpoint], ...serperErrorResponses },
             },
           },
           (req, reply) => handle(deps, endpoint, req, reply),
         )
         // Serper answers GET with the fields in the query string too (its playground's code samples).
-        scope.get(
-          `/${endpoint}`,
-          {
-            config,
-            schema: {
-              ...common,
-              operationId: `serper${name}Get`,
-              description: 'The same query with its fields in the query string; the key as X-API-KEY, Bearer or ?apiKey=.',
-            },
-          },
-          (req, reply) => handle(deps, endpoint, req, reply),
-        )
+        // Left out of the OpenAPI document: the POST above describes the same query and answer.
+        scope.get(`/${endpoint}`, { config, schema: { hide: true } }, (req, reply) => handle(deps, endpoint, req, reply))
       }
     },
     { prefix: SERPER_PREFIX },
