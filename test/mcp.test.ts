@@ -288,6 +288,16 @@ describe('MCP over Streamable HTTP', () => {
     await client.listTools() // still answered: listing is not a metered call
   })
 
+  test('a dead link is not a retry the model should make; a server error is', async () => {
+    const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 100, credits: 10 })
+    const client = await connect(key)
+    const gone = await call(client, 'webpage', { url: `${site.url}/missing` })
+    expect(errorMeta(gone)).toMatchObject({ code: 'upstream_error', retryable: false, retry_after_seconds: 3600 })
+    expect(textOf(gone)).toContain('Do not retry now')
+    const broken = await call(client, 'webpage', { url: `${site.url}/server-error` })
+    expect(errorMeta(broken)).toMatchObject({ code: 'upstream_error', retryable: true, retry_after_seconds: 5 })
+  })
+
   test('a missing or bad key is refused with 401 before anything runs', async () => {
     await expect(connect('trawl_live_0123456789abcdef0123456789abcdef')).rejects.toMatchObject({
       code: 401,

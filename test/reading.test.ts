@@ -355,6 +355,14 @@ describe('POST /v1/webpage', () => {
     await expectBooksBalanced(trawl, id)
   })
 
+  test('a dead link (404) says to come back in an hour, not in 5 s; a server error (5xx) in 5 s', async () => {
+    const { key } = await newAccount(3)
+    expect((await webpage(key, { url: page('/missing') })).headers.get('retry-after')).toBe('3600')
+    const broken = await webpage(key, { url: page('/server-error') })
+    expect(await errorOf(broken)).toMatchObject({ status: 503, code: 'upstream_error', message: 'page answered HTTP 500' })
+    expect(broken.headers.get('retry-after')).toBe('5')
+  })
+
   test('a bad URL is 400 invalid_request; urls is pointed to extract', async () => {
     const { key } = await newAccount(3)
     const bad = await webpage(key, { url: 'javascript:alert(1)' })

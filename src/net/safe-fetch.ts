@@ -160,6 +160,20 @@ function redirectTarget(location: string, from: URL): URL {
   return target
 }
 
+/** Client errors a retry can change: timeout, too early, rate limited. */
+const TRANSIENT_CLIENT_ERRORS = new Set([408, 425, 429])
+/** The wait a page's error status calls for, seconds. */
+const PAGE_GONE_RETRY_S = 3600
+
+/**
+ * A page that answered 404 or 410 (any client error but the transient ones) will not be there in
+ * five seconds: SPEC's 503 keeps its Retry-After, but an hour, so that clients which retry by it
+ * (the SDK waits at most a minute; MCP tells the model not to) do not ask again for a dead link.
+ */
+function retryAfterFor(status: number): number {
+  return status < 500 && !TRANSIENT_CLIENT_ERRORS.has(status) ? PAGE_GONE_RETRY_S : 5
+}
+
 const unfollowable = (what: string) => new ApiError('upstream_error', `page redirected to ${what}`, { retryAfterSeconds: 5 })
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -265,7 +279,7 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
       if (res.statusCode >= 400) {
         discard(res.body)
         if (opts.acceptErrorStatus) return { url: url.href, status: res.statusCode, headers, contentType: 'text', body: Buffer.alloc(0), text: '' }
-        throw new ApiError('upstream_error', `page answered HTTP ${res.statusCode}`)
+        throw new ApiError('upstream_error', `page answered HTTP ${res.statusCode}`, { retryAfterSeconds: retryAfterFor(res.statusCode) })
       }
       const declared = Number(headers['content-length'])
       if (declared > maxBytes) {

@@ -69,6 +69,7 @@ export async function startLocalSite(): Promise<LocalSite> {
     '/sjis': html(SJIS, 'text/html'),
     '/doc.pdf': html(corpus('pdfs-pypdf/resources/crazyones.pdf'), 'application/pdf'),
     '/empty': html('<!DOCTYPE html><html><head><title></title></head><body><div></div></body></html>'),
+    '/server-error': (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error'),
     '/image.png': html(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'image/png'),
     // Headers and a first chunk, then nothing: only a timeout ends it.
     '/slow': (_req, res) => {

@@ -146,14 +146,17 @@ const ADVICE: Record<string, string> = {
   not_found: 'Do not retry: check the id (results are kept 24 hours).',
   daily_limit_reached: "Do not retry today: the free tier's daily limit is reached.",
 }
+const MAX_RETRY_WAIT_S = 60
 const RETRYABLE = new Set(['rate_limited', 'internal', 'upstream_error', 'upstream_blocked', 'upstream_timeout', 'unavailable'])
 
 /** An MCP tool error: isError, the API's code and message, the retry hint, in text and in _meta. */
 export function errorResult(err: ToolError): CallToolResult {
   const code = String(err.code)
-  const retryable = RETRYABLE.has(code)
   const after = err.details.retryAfterSeconds ?? null
-  const retry = retryable ? `Retry: yes, ${after ? `after ${after} s` : 'with backoff'}.` : (ADVICE[code] ?? 'Do not retry.')
+  // A wait of more than a minute (a page answering 404 gets an hour) is no retry a model should make now.
+  const retryable = RETRYABLE.has(code) && (after === null || after <= MAX_RETRY_WAIT_S)
+  const advice = RETRYABLE.has(code) ? `Do not retry now: try again in ${after} s at the earliest.` : (ADVICE[code] ?? 'Do not retry.')
+  const retry = retryable ? `Retry: yes, ${after ? `after ${after} s` : 'with backoff'}.` : advice
   const lines = [`Error ${code}${err.details.status ? ` (HTTP ${err.details.status})` : ''}: ${err.message}`, retry]
   if (err.details.requestId) lines.push(`Request id: ${err.details.requestId}`)
   return {
