@@ -232,9 +232,14 @@ describe('MCP over Streamable HTTP', () => {
     const more = await call(client, 'webpage', { url: `${site.url}/article/wiki`, max_tokens: 500, cursor: structured(long).next_cursor })
     expect(structured(more).pages[0].part).toMatch(/middle|end/)
     expect(textOf(more)).toContain('(continued)')
+    expect(textOf(long)).toContain('Shown: page 1 of 1, in part.')
     const wrong = await call(client, 'search', { q: 'coffee', cursor: structured(long).next_cursor })
     expect(wrong.isError).toBe(true)
     expect(errorMeta(wrong).code).toBe('invalid_request')
+    // ...and to its arguments: the same cursor with another URL is refused, not another page's text.
+    const other = await call(client, 'webpage', { url: `${site.url}/article/ars`, max_tokens: 500, cursor: structured(long).next_cursor })
+    expect(errorMeta(other)).toMatchObject({ code: 'invalid_request' })
+    expect(textOf(other)).toContain('cursor continues a webpage call with other arguments')
     expect((await account(key)).balance).toBe(48)
   })
 

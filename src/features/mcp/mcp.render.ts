@@ -110,12 +110,14 @@ export function renderDocs(listing: DocListing, from: number, to: number): { tex
   return { text: texts.join('\n\n'), parts }
 }
 
-/** "pages 2–4 of 9": which documents blocks [from, to) touch. */
+/** "pages 2–4 of 9": which documents blocks [from, to) touch, and whether the last is cut ("page 1 of 1, in part"). */
 export function docRange(listing: DocListing, from: number, to: number): string {
   if (to <= from) return `0 of ${listing.docs.length} pages`
   const a = listing.blocks[from]!.doc + 1
   const b = listing.blocks[to - 1]!.doc + 1
-  return `${a === b ? `page ${a}` : `pages ${a}–${b}`} of ${listing.docs.length}`
+  const cut = from > 0 && listing.blocks[from - 1]!.doc + 1 === a ? ' (continued)' : ''
+  const part = to < listing.blocks.length && listing.blocks[to]!.doc + 1 === b ? ', in part' : ''
+  return `${a === b ? `page ${a}` : `pages ${a}–${b}`} of ${listing.docs.length}${cut}${part}`
 }
 
 /** A search vertical's name in the output layer: web search is `search` there. */

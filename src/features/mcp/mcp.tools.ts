@@ -91,16 +91,27 @@ type PageBilling = ReturnType<typeof billingOf>
 async function resumeOrFetch<K extends { requestId: string | null }>(
   ctx: ToolContext,
   tool: string,
-  cursorText: string | undefined,
+  args: { cursor?: string },
   fetch: () => Promise<{ kept: K; reply: ApiReply }>,
 ): Promise<{ kept: K; offset: number; stashId?: string; billing: PageBilling }> {
-  if (cursorText) {
-    const cursor = decodeCursor(cursorText, tool)
-    const kept = await readStash<K>(ctx.stash, cursor)
+  const asked = argumentsKey(args)
+  if (args.cursor) {
+    const cursor = decodeCursor(args.cursor, tool)
+    const kept = await readStash<K & { asked?: string }>(ctx.stash, cursor)
+    // A cursor carried over to a call with another query would page that query's answer silently.
+    if (kept.asked !== undefined && kept.asked !== asked) {
+      throw new ToolError('invalid_request', `cursor continues a ${tool} call with other arguments; repeat that call's arguments with it, or leave cursor out`)
+    }
     return { kept, offset: cursor.offset, stashId: cursor.stash, billing: FREE_PAGE(kept.requestId) }
   }
   const { kept, reply } = await fetch()
-  return { kept, offset: 0, billing: billingOf(reply) }
+  return { kept: { ...kept, asked }, offset: 0, billing: billingOf(reply) }
+}
+
+/** The arguments that choose an answer (not where to continue it, nor how much to show at once). */
+function argumentsKey(args: object): string {
+  const chosen = Object.entries(args).filter(([name, value]) => name !== 'cursor' && name !== 'max_tokens' && value !== undefined)
+  return JSON.stringify(chosen.sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 
 const creditsLine = (b: { credits_used: number | null; credits_remaining: number | null }) =>
@@ -198,7 +209,7 @@ const searchTool = tool({
   output: SearchOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(ctx, args) {
-    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptSearch>(ctx, 'search', args.cursor, async () => {
+    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptSearch>(ctx, 'search', args, async () => {
       const vertical = args.vertical ?? 'web'
       const reply = await call(ctx, {
         method: 'POST',
@@ -259,7 +270,7 @@ async function pagesAnswer(
   args: { cursor?: string; max_tokens?: number },
   read: () => Promise<{ kept: KeptPages; reply: ApiReply }>,
 ) {
-  const { kept, offset, stashId, billing } = await resumeOrFetch<KeptPages>(ctx, toolName, args.cursor, read)
+  const { kept, offset, stashId, billing } = await resumeOrFetch<KeptPages>(ctx, toolName, args, read)
   const preface =
     offset === 0 && kept.failed.length > 0
       ? `Could not read (not billed):\n${kept.failed.map((f) => `- ${inline(f.url)}: ${f.error.code}: ${inline(f.error.message)}`).join('\n')}`
@@ -381,7 +392,7 @@ const mapTool = tool({
   output: MapOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(ctx, args) {
-    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptMap>(ctx, 'map', args.cursor, async () => {
+    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptMap>(ctx, 'map', args, async () => {
       const reply = await call(ctx, { method: 'POST', path: '/v1/map', body: restBody(args, ['max_tokens', 'cursor']) })
       const body = reply.body as { request?: Json; results?: Json[] }
       const kept = {
