@@ -31,7 +31,11 @@ interface SearchLike {
 }
 
 function searchCommand(spec: SearchLike): Command {
-  const flags: Flags = schemaFlags(spec.schema, { skip: spec.positional ? [spec.positional] : [] })
+  const flags: Flags = schemaFlags(spec.schema, {
+    skip: spec.positional ? [spec.positional] : [],
+    // The API's default is json; in a terminal the CLI asks for Markdown unless told otherwise.
+    ...(spec.markdown && { help: { format: 'markdown (the default here), json (as --json) or compact' } }),
+  })
   const args = spec.positional === 'q' ? '<query...>' : spec.positional === 'url' ? '<url>' : undefined
   return {
     name: spec.name,
