@@ -259,6 +259,8 @@ describe('crawl', () => {
     expect(await fc.getCrawlErrors(started.id)).toEqual({ errors: expect.any(Array), robotsBlocked: [] })
 
     const slow = await fc.startCrawl(crawlSite.url, { limit: 20, crawlEntireDomain: true })
+    const active = await fc.getActiveCrawls()
+    expect(active.crawls).toEqual([{ id: slow.id, teamId: expect.any(String), url: crawlSite.url, options: expect.objectContaining({ limit: 20 }) }])
     expect(await fc.cancelCrawl(slow.id)).toBe(true)
     let cancelled = await fc.getCrawlStatus(slow.id)
     for (let i = 0; i < 100 && cancelled.status === 'scraping'; i++) {

@@ -307,6 +307,13 @@ export interface paths {
      */
     post: operations["firecrawlStartCrawl"];
   };
+  "/compat/firecrawl/v2/crawl/active": {
+    /**
+     * Firecrawl: active crawls
+     * @description Free. The account's queued and running crawls.
+     */
+    get: operations["firecrawlActiveCrawls"];
+  };
   "/compat/firecrawl/v2/crawl/{id}": {
     /**
      * Firecrawl: crawl status and pages
@@ -6728,6 +6735,146 @@ export interface operations {
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Firecrawl: active crawls
+   * @description Free. The account's queued and running crawls.
+   */
+  firecrawlActiveCrawls: {
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            crawls: {
+                id: string;
+                /** @description the account's id */
+                teamId: string;
+                url: string;
+                /** @description the crawl options in Firecrawl’s names */
+                options: {
+                  [key: string]: unknown;
+                };
+              }[];
+          };
+        };
+      };
+      /** @description Bad request (code BAD_REQUEST, or BAD_REQUEST_INVALID_JSON): a field is missing, unknown, out of range, of the wrong type or not supported by Trawl (also 413, 415) */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description Missing, malformed, invalid or revoked API key */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description Out of credits, over the key’s monthly credit limit, or over the account’s monthly spend cap */
+      402: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description No such crawl or batch scrape for this account (or it expired), or no such route */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description The page was still loading when the timeout ran out (code SCRAPE_TIMEOUT, Retry-After); not billed */
+      408: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description Too many requests per second for this key, or too many crawls at once (Retry-After) */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description Unexpected error (code UNKNOWN_ERROR); not billed */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description The page or the search engine could not be read, blocked us or timed out (Retry-After); not billed */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["FirecrawlError"];
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {

@@ -11,7 +11,7 @@ import { lockAccount } from '../credits/credits.store.ts'
 import { toMc } from '../credits/money.ts'
 import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
-import { countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, updateCrawl } from './crawl.store.ts'
+import { countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
 import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
 import { CRAWL_JOB } from './crawl.worker.ts'
 
@@ -104,6 +104,12 @@ async function crawlWithWebhook(store: Store, accountId: string, id: string) {
 }
 
 /** The crawl as an object, its pages in the result once it has ended. */
+/** The account's queued and running crawls, oldest first, with their requests. */
+export async function activeCrawls(store: Store, accountId: string): Promise<{ id: string; request: CrawlRequest }[]> {
+  const rows = await listActiveCrawls(store.db, accountId)
+  return rows.map((row) => ({ id: row.id, request: JSON.parse(row.request) as CrawlRequest }))
+}
+
 export async function getCrawl(store: Store, accountId: string, id: string) {
   const { row, webhook } = await crawlWithWebhook(store, accountId, id)
   return toCrawlView(row, webhook, row.result ? await crawlPagesJson(store.db, id) : undefined)

@@ -21,6 +21,16 @@ export async function countActiveCrawls(db: Db | Tx, accountId: string): Promise
   return Number(row.n)
 }
 
+/** The account's queued and running crawls, oldest first (at most 20 can be: SPEC's cap). */
+export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
+  db
+    .selectFrom('crawls')
+    .select(['id', 'request'])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'running'])
+    .orderBy('created_at')
+    .execute()
+
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
 /** A read page as a crawl stores it: its JSON as the result lists it, and its place there. */

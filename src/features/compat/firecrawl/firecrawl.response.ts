@@ -89,6 +89,18 @@ export const FirecrawlJobStarted = z.object({
   warning: z.string().optional(),
 })
 
+export const FirecrawlActiveCrawls = z.object({
+  success: z.literal(true),
+  crawls: z.array(
+    z.object({
+      id: z.string(),
+      teamId: z.string().describe("the account's id"),
+      url: z.string(),
+      options: z.record(z.string(), z.unknown()).describe('the crawl options in Firecrawl’s names'),
+    }),
+  ),
+})
+
 export const FirecrawlJobStatus = z.object({
   success: z.literal(true),
   status: z.enum(['scraping', 'completed', 'failed', 'cancelled']),

@@ -9,6 +9,7 @@ import { countTokens } from '../../../text/tokens.ts'
 import { toMc } from '../../credits/money.ts'
 import { sendFirecrawlError } from './firecrawl.errors.ts'
 import {
+  FirecrawlActiveCrawls,
   FirecrawlCancelled,
   FirecrawlJobErrors,
   FirecrawlJobStarted,
@@ -32,6 +33,7 @@ import {
   batchStatus,
   cancelFirecrawlCrawl,
   crawlErrors,
+  firecrawlActiveCrawls,
   firecrawlCrawlStatus,
   map,
   scrape,
@@ -159,6 +161,15 @@ export function firecrawlRoutes(app: FastifyInstance, deps: AppDeps) {
       )
 
       const job = { config: { auth: 'key' as const }, params: JobIdParams }
+      // Before /v2/crawl/:id (find-my-way prefers the static path): the SDK's getActiveCrawls().
+      scope.get(
+        '/v2/crawl/active',
+        {
+          config: job.config,
+          schema: schema('firecrawlActiveCrawls', 'Firecrawl: active crawls', "Free. The account's queued and running crawls.", {}, FirecrawlActiveCrawls),
+        },
+        async (req, reply) => sendJson(req, reply, await firecrawlActiveCrawls(deps, req.auth)),
+      )
       scope.get(
         '/v2/crawl/:id',
         {

@@ -10,7 +10,7 @@ import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
 import type { CrawlTask as CrawlView } from '../../crawl/crawl.response.ts'
 import { CrawlParams } from '../../crawl/crawl.schema.ts'
-import { cancelCrawl, getCrawl, startCrawl } from '../../crawl/crawl.service.ts'
+import { activeCrawls, cancelCrawl, getCrawl, startCrawl } from '../../crawl/crawl.service.ts'
 import { reserve, settle } from '../../credits/credits.service.ts'
 import { toCredits, toMc } from '../../credits/money.ts'
 import { MapParams } from '../../map/map.schema.ts'
@@ -505,6 +505,28 @@ export function crawlStatus(view: CrawlView, paging: Paging): FirecrawlJobStatus
     next,
     data,
     ...(view.status === 'failed' && view.error && { error: view.error.message }),
+  }
+}
+
+/** GET /v2/crawl/active: the account's queued and running crawls, with their options in Firecrawl's names. */
+export async function firecrawlActiveCrawls(deps: AppDeps, auth: AuthContext) {
+  const crawls = await activeCrawls(deps.store, auth.accountId)
+  return {
+    success: true as const,
+    crawls: crawls.map(({ id, request: r }) => ({
+      id,
+      teamId: auth.accountId,
+      url: r.url,
+      options: {
+        limit: r.limit,
+        maxDiscoveryDepth: r.max_depth,
+        includePaths: r.include_paths,
+        excludePaths: r.exclude_paths,
+        allowSubdomains: r.include_subdomains,
+        sitemap: r.sitemap,
+        ignoreQueryParameters: r.ignore_query_parameters,
+      },
+    })),
   }
 }
 
