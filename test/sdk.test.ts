@@ -142,6 +142,10 @@ describe('types that cannot drift', () => {
       void client.search({ num: 10 })
       // @ts-expect-error device is desktop or mobile
       void client.search({ q: 'x', device: 'tablet' })
+      // @ts-expect-error start is not a parameter (page is)
+      void client.search({ q: 'x', start: 10 })
+      // @ts-expect-error nor on the other verticals
+      void client.news({ q: 'x', tbm: 'nws' })
       // @ts-expect-error a batch's requests are the endpoint's bodies
       void client.createBatch({ endpoint: 'webpage', requests: [{ q: 'x' }] })
     }

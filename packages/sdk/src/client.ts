@@ -12,6 +12,7 @@ import type {
   CseResponse,
   CustomSearchParams,
   EnginesResponse,
+  Exact,
   ExtractParams,
   ExtractResponse,
   MapParams,
@@ -207,51 +208,54 @@ export class Trawl {
   // Search verticals. `format: 'markdown'` answers a string; `compact` and `fields` a reduced object.
 
   /** POST /v1/search: web results with people_also_ask, related_searches, knowledge_graph and the other blocks. */
-  search<P extends RequestBody<'search'>>(params: P, options?: RequestOptions): Promise<Shaped<'search', P>> {
+  search<P extends RequestBody<'search'>>(params: Exact<P, RequestBody<'search'>>, options?: RequestOptions): Promise<Shaped<'search', P>> {
     return this.#vertical('search', params, options)
   }
   /** POST /v1/news */
-  news<P extends RequestBody<'news'>>(params: P, options?: RequestOptions): Promise<Shaped<'news', P>> {
+  news<P extends RequestBody<'news'>>(params: Exact<P, RequestBody<'news'>>, options?: RequestOptions): Promise<Shaped<'news', P>> {
     return this.#vertical('news', params, options)
   }
   /** POST /v1/images */
-  images<P extends RequestBody<'images'>>(params: P, options?: RequestOptions): Promise<Shaped<'images', P>> {
+  images<P extends RequestBody<'images'>>(params: Exact<P, RequestBody<'images'>>, options?: RequestOptions): Promise<Shaped<'images', P>> {
     return this.#vertical('images', params, options)
   }
   /** POST /v1/videos */
-  videos<P extends RequestBody<'videos'>>(params: P, options?: RequestOptions): Promise<Shaped<'videos', P>> {
+  videos<P extends RequestBody<'videos'>>(params: Exact<P, RequestBody<'videos'>>, options?: RequestOptions): Promise<Shaped<'videos', P>> {
     return this.#vertical('videos', params, options)
   }
   /** POST /v1/maps */
-  maps<P extends RequestBody<'maps'>>(params: P, options?: RequestOptions): Promise<Shaped<'maps', P>> {
+  maps<P extends RequestBody<'maps'>>(params: Exact<P, RequestBody<'maps'>>, options?: RequestOptions): Promise<Shaped<'maps', P>> {
     return this.#vertical('maps', params, options)
   }
   /** POST /v1/places */
-  places<P extends RequestBody<'places'>>(params: P, options?: RequestOptions): Promise<Shaped<'places', P>> {
+  places<P extends RequestBody<'places'>>(params: Exact<P, RequestBody<'places'>>, options?: RequestOptions): Promise<Shaped<'places', P>> {
     return this.#vertical('places', params, options)
   }
   /** POST /v1/shopping */
-  shopping<P extends RequestBody<'shopping'>>(params: P, options?: RequestOptions): Promise<Shaped<'shopping', P>> {
+  shopping<P extends RequestBody<'shopping'>>(params: Exact<P, RequestBody<'shopping'>>, options?: RequestOptions): Promise<Shaped<'shopping', P>> {
     return this.#vertical('shopping', params, options)
   }
   /** POST /v1/scholar */
-  scholar<P extends RequestBody<'scholar'>>(params: P, options?: RequestOptions): Promise<Shaped<'scholar', P>> {
+  scholar<P extends RequestBody<'scholar'>>(params: Exact<P, RequestBody<'scholar'>>, options?: RequestOptions): Promise<Shaped<'scholar', P>> {
     return this.#vertical('scholar', params, options)
   }
   /** POST /v1/patents */
-  patents<P extends RequestBody<'patents'>>(params: P, options?: RequestOptions): Promise<Shaped<'patents', P>> {
+  patents<P extends RequestBody<'patents'>>(params: Exact<P, RequestBody<'patents'>>, options?: RequestOptions): Promise<Shaped<'patents', P>> {
     return this.#vertical('patents', params, options)
   }
   /** POST /v1/autocomplete (JSON only) */
-  autocomplete<P extends RequestBody<'autocomplete'>>(params: P, options?: RequestOptions): Promise<Shaped<'autocomplete', P>> {
+  autocomplete<P extends RequestBody<'autocomplete'>>(
+    params: Exact<P, RequestBody<'autocomplete'>>,
+    options?: RequestOptions,
+  ): Promise<Shaped<'autocomplete', P>> {
     return this.#vertical('autocomplete', params, options)
   }
   /** POST /v1/lens (JSON only) */
-  lens<P extends RequestBody<'lens'>>(params: P, options?: RequestOptions): Promise<Shaped<'lens', P>> {
+  lens<P extends RequestBody<'lens'>>(params: Exact<P, RequestBody<'lens'>>, options?: RequestOptions): Promise<Shaped<'lens', P>> {
     return this.#vertical('lens', params, options)
   }
   /** POST /v1/reviews; page on with `page_token: answer.next_page_token`. */
-  reviews<P extends RequestBody<'reviews'>>(params: P, options?: RequestOptions): Promise<Shaped<'reviews', P>> {
+  reviews<P extends RequestBody<'reviews'>>(params: Exact<P, RequestBody<'reviews'>>, options?: RequestOptions): Promise<Shaped<'reviews', P>> {
     return this.#vertical('reviews', params, options)
   }
 

@@ -14,6 +14,11 @@ type Success<R> = 200 extends keyof R ? R[200] : 202 extends keyof R ? R[202] : 
 
 /** The JSON body an operation takes (POST/PATCH), by operationId. */
 export type RequestBody<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never
+/**
+ * `P` with every property `Shape` lacks typed `never`: a generic parameter escapes TypeScript's
+ * excess-property check (`search({ q, start: 10 })` compiled), this brings the check back.
+ */
+export type Exact<P, Shape> = P & { [K in Exclude<keyof P, keyof Shape>]: never }
 /** The query-string parameters an operation takes, by operationId. */
 export type QueryParams<Op extends keyof operations> = operations[Op] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
 /** The JSON body of an operation's success answer (200, or 202 for queued work), by operationId. */
