@@ -1340,6 +1340,20 @@ export interface components {
       /** @description why a crawl failed */
       error?: string;
     };
+    FirecrawlActiveCrawls: {
+      /** @constant */
+      success: true;
+      crawls: {
+          id: string;
+          /** @description the account's id */
+          teamId: string;
+          url: string;
+          /** @description the crawl options in Firecrawl’s names */
+          options: {
+            [key: string]: unknown;
+          };
+        }[];
+    };
     FirecrawlCancelled: {
       /** @constant */
       success: true;
@@ -6755,20 +6769,7 @@ export interface operations {
           "X-Request-Id": components["headers"]["X-Request-Id"];
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            crawls: {
-                id: string;
-                /** @description the account's id */
-                teamId: string;
-                url: string;
-                /** @description the crawl options in Firecrawl’s names */
-                options: {
-                  [key: string]: unknown;
-                };
-              }[];
-          };
+          "application/json": components["schemas"]["FirecrawlActiveCrawls"];
         };
       };
       /** @description Bad request (code BAD_REQUEST, or BAD_REQUEST_INVALID_JSON): a field is missing, unknown, out of range, of the wrong type or not supported by Trawl (also 413, 415) */

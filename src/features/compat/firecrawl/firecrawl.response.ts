@@ -160,6 +160,7 @@ export const FIRECRAWL_COMPONENTS = {
   FirecrawlMapResponse,
   FirecrawlJobStarted,
   FirecrawlJobStatus,
+  FirecrawlActiveCrawls,
   FirecrawlCancelled,
   FirecrawlJobErrors,
   FirecrawlDocument,
