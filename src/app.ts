@@ -13,6 +13,8 @@ import { searxngRoutes } from './features/compat/searxng/searxng.routes.ts'
 import { serperRoutes } from './features/compat/serper/serper.routes.ts'
 import { tavilyRoutes } from './features/compat/tavily/tavily.routes.ts'
 import { crawlRoutes } from './features/crawl/crawl.routes.ts'
+import { readBalance } from './features/credits/credits.store.ts'
+import { toCredits } from './features/credits/money.ts'
 import { cseRoutes } from './features/customsearch/cse.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import { docsRoutes } from './features/docs/docs.routes.ts'
@@ -96,7 +98,12 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   })
   // OpenAPI 3.1.0, interface version 1.0.2 (CONTRACT §3c), built from the routes' zod schemas.
   await app.register(swagger, openApiOptions(config.baseUrl))
-  registerErrorHandling(app)
+  registerErrorHandling(app, {
+    creditsRemaining: async (accountId) => {
+      const balanceMc = await readBalance(services.store.db, accountId)
+      return balanceMc == null ? null : toCredits(balanceMc)
+    },
+  })
 
   // While shutting down, in-flight requests finish, answers close their connection so keep-alive
   // clients do not hold the drain open, and requests still arriving on open connections get 503.

@@ -108,6 +108,10 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
       expect(failed.status).toBe(503)
       expect(failed.headers.get('retry-after')).toBeTruthy()
       expect(failed.headers.get('x-credits-used')).toBe('0')
+      // SPEC Conventions 8: the failed call carries the billing headers too, at 0.
+      expect(failed.headers.get('x-credits-remaining')).toBe('3')
+      expect(Number(failed.headers.get('x-tokens-estimate'))).toBeGreaterThan(0)
+      for (const header of ['x-cost-usd', 'x-cache', 'x-latency-ms', 'x-request-id']) expect(failed.headers.get(header), header).not.toBeNull()
       upstream.handle(htmlPage(RESULTS_PAGE))
       expect(await expectBooksBalanced(trawl, id)).toBe(3)
     })

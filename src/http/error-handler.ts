@@ -35,22 +35,34 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   return new ApiError('internal', 'internal error; it has been logged, please retry with backoff')
 }
 
-export function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiError) {
+/** The caller's balance in credits, for X-Credits-Remaining on a failed billed call (null: unknown). */
+export type CreditsRemaining = (accountId: string) => Promise<number | null>
+
+export async function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiError, creditsRemaining?: CreditsRemaining) {
   // Also set here: errors raised before the onRequest hook (bad URLs) never ran it.
   reply.header('x-request-id', req.id)
   if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
+  const body = error.toBody(req.id)
   if (req.routeOptions.config?.billed) {
-    // SPEC Conventions 8: a failed call on a billed endpoint says it cost nothing.
+    // SPEC Conventions 8: a failed call on a billed endpoint carries the billing headers, at 0.
     reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
     reply.header('x-latency-ms', String(Math.round(performance.now() - req.startedAt)))
+    // About four characters a token: an error body is too small to load the tokenizer for.
+    reply.header('x-tokens-estimate', String(Math.ceil(JSON.stringify(body).length / 4)))
+    // Once the caller is known; not for 429s, so that a flood of them reads nothing.
+    const accountId = (req as { auth?: { accountId?: string } }).auth?.accountId
+    if (creditsRemaining && accountId && error.code !== 'rate_limited') {
+      const remaining = await creditsRemaining(accountId).catch(() => null)
+      if (remaining != null) reply.header('x-credits-remaining', String(remaining))
+    }
   }
   // Operators need the attempts (proxy, status, outcome) to see why an engine failed.
   if (error.status >= 500) req.log.warn({ code: error.code, route: attemptsOf(error) }, `request failed: ${error.message}`)
-  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody(req.id))
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body)
 }
 
-export function registerErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req)))
+export function registerErrorHandling(app: FastifyInstance, opts: { creditsRemaining?: CreditsRemaining } = {}) {
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req), opts.creditsRemaining))
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
   acceptEmptyJsonBodies(app)
 }

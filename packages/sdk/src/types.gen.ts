@@ -2234,9 +2234,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2248,9 +2250,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2371,9 +2375,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2385,9 +2391,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2631,9 +2639,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2645,9 +2655,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2747,9 +2759,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2761,9 +2775,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2834,9 +2850,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2848,9 +2866,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2951,9 +2971,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -2965,9 +2987,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3036,9 +3060,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3050,9 +3076,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3147,9 +3175,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3161,9 +3191,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3229,9 +3261,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3243,9 +3277,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3326,9 +3362,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3340,9 +3378,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3403,9 +3443,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3417,9 +3459,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3497,9 +3541,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3511,9 +3557,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3574,9 +3622,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3588,9 +3638,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3668,9 +3720,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3682,9 +3736,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3741,9 +3797,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3755,9 +3813,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3831,9 +3891,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3845,9 +3907,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3900,9 +3964,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3914,9 +3980,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3983,9 +4051,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -3997,9 +4067,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4049,9 +4121,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4063,9 +4137,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4129,9 +4205,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4143,9 +4221,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4197,9 +4277,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4211,9 +4293,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4278,9 +4362,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4292,9 +4378,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4362,9 +4450,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4376,9 +4466,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4465,9 +4557,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4479,9 +4573,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4542,9 +4638,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4556,9 +4654,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4634,9 +4734,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4648,9 +4750,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4742,9 +4846,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4756,9 +4862,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4832,9 +4940,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4846,9 +4956,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4919,9 +5031,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -4933,9 +5047,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5004,9 +5120,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5018,9 +5136,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5111,9 +5231,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5125,9 +5247,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5273,9 +5397,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5287,9 +5413,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5845,9 +5973,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5859,9 +5989,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5873,9 +6005,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5887,9 +6021,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5901,9 +6037,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5915,9 +6053,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5929,9 +6069,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5943,9 +6085,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5957,9 +6101,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5971,9 +6117,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -5985,9 +6133,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6113,9 +6263,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6127,9 +6279,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6141,9 +6295,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6155,9 +6311,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6169,9 +6327,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6183,9 +6343,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6197,9 +6359,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6211,9 +6375,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6225,9 +6391,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6239,9 +6407,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6253,9 +6423,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6330,9 +6502,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6344,9 +6518,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6358,9 +6534,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6372,9 +6550,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6386,9 +6566,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6400,9 +6582,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6414,9 +6598,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6428,9 +6614,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6442,9 +6630,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6456,9 +6646,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6470,9 +6662,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6606,9 +6800,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6620,9 +6816,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6634,9 +6832,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6648,9 +6848,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6662,9 +6864,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6676,9 +6880,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6690,9 +6896,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6704,9 +6912,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6718,9 +6928,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6732,9 +6944,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -6746,9 +6960,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7378,9 +7594,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7392,9 +7610,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7406,9 +7626,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7420,9 +7642,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7434,9 +7658,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7448,9 +7674,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7462,9 +7690,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7476,9 +7706,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7490,9 +7722,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7504,9 +7738,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7518,9 +7754,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7883,9 +8121,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7897,9 +8137,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7911,9 +8153,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7925,9 +8169,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7939,9 +8185,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7953,9 +8201,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7967,9 +8217,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -7981,9 +8233,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8076,9 +8330,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8090,9 +8346,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8104,9 +8362,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8118,9 +8378,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8132,9 +8394,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8146,9 +8410,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8160,9 +8426,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8174,9 +8442,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8269,9 +8539,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8283,9 +8555,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8297,9 +8571,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8311,9 +8587,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8325,9 +8603,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8339,9 +8619,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8353,9 +8635,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8367,9 +8651,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8462,9 +8748,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8476,9 +8764,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8490,9 +8780,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8504,9 +8796,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8518,9 +8812,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8532,9 +8828,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8546,9 +8844,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8560,9 +8860,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8655,9 +8957,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8669,9 +8973,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8683,9 +8989,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8697,9 +9005,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8711,9 +9021,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8725,9 +9037,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8739,9 +9053,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8753,9 +9069,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8848,9 +9166,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8862,9 +9182,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8876,9 +9198,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8890,9 +9214,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8904,9 +9230,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8918,9 +9246,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8932,9 +9262,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -8946,9 +9278,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9041,9 +9375,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9055,9 +9391,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9069,9 +9407,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9083,9 +9423,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9097,9 +9439,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9111,9 +9455,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9125,9 +9471,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9139,9 +9487,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9234,9 +9584,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9248,9 +9600,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9262,9 +9616,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9276,9 +9632,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9290,9 +9648,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9304,9 +9664,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9318,9 +9680,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9332,9 +9696,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9427,9 +9793,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9441,9 +9809,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9455,9 +9825,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9469,9 +9841,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9483,9 +9857,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9497,9 +9873,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9511,9 +9889,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9525,9 +9905,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9620,9 +10002,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9634,9 +10018,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9648,9 +10034,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9662,9 +10050,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9676,9 +10066,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9690,9 +10082,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9704,9 +10098,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9718,9 +10114,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9841,9 +10239,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9855,9 +10255,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9869,9 +10271,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9883,9 +10287,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9897,9 +10303,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9911,9 +10319,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9925,9 +10335,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9939,9 +10351,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9953,9 +10367,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -9967,9 +10383,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10049,9 +10467,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10063,9 +10483,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10077,9 +10499,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10091,9 +10515,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10105,9 +10531,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10119,9 +10547,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10133,9 +10563,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10147,9 +10579,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10161,9 +10595,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10175,9 +10611,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10257,9 +10695,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10271,9 +10711,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10285,9 +10727,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10299,9 +10743,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10313,9 +10759,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10327,9 +10775,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10341,9 +10791,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10355,9 +10807,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10369,9 +10823,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10383,9 +10839,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10481,9 +10939,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10495,9 +10955,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10509,9 +10971,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10523,9 +10987,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10537,9 +11003,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10551,9 +11019,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10565,9 +11035,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10579,9 +11051,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10593,9 +11067,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10607,9 +11083,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10783,9 +11261,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10797,9 +11277,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10906,9 +11388,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {
@@ -10920,9 +11404,11 @@ export interface operations {
         headers: {
           "X-Request-Id": components["headers"]["X-Request-Id"];
           "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
           "X-Cost-USD": components["headers"]["X-Cost-USD"];
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {

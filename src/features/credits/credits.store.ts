@@ -10,6 +10,12 @@ type Scope = UsageCounterRow['scope']
  * first locks the row on PostgreSQL and takes SQLite's database write lock, so concurrent debits of
  * one account run one after another on both engines (no read-then-write race).
  */
+/** The account's balance, millicredits; null for an unknown account. */
+export async function readBalance(db: Db, accountId: string): Promise<number | null> {
+  const row = await db.selectFrom('accounts').select('balance_mc').where('id', '=', accountId).executeTakeFirst()
+  return row?.balance_mc ?? null
+}
+
 export function lockAccount(tx: Tx, accountId: string) {
   return tx
     .updateTable('accounts')
