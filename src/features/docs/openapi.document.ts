@@ -80,7 +80,7 @@ const HEADERS = {
 
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` })
 const BILLED_OK = ['X-Request-Id', 'X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate'] as const
-const BILLED_ERROR = ['X-Request-Id', 'X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'Retry-After'] as const
+const BILLED_ERROR = [...BILLED_OK, 'Retry-After'] as const
 const FREE_OK = ['X-Request-Id'] as const
 const FREE_ERROR = ['X-Request-Id', 'Retry-After'] as const
 
