@@ -145,6 +145,20 @@ describe('login throttling', () => {
   })
 })
 
+describe('the signed-in hint', () => {
+  test('sign in sets a readable trawl_signed_in beside the HttpOnly session; a probe without a session deletes it', async () => {
+    const { owner } = await ownerAndMember()
+    const cookies = owner.res.headers.getSetCookie()
+    expect(cookies.find((c) => c.startsWith('trawl_session='))).toMatch(/HttpOnly/)
+    const hint = cookies.find((c) => c.startsWith('trawl_signed_in='))
+    expect(hint).toMatch(/^trawl_signed_in=1; .*Path=\/app;/)
+    expect(hint).not.toMatch(/HttpOnly/)
+    const probe = await fetch(`${trawl.base}/app/api/v1/account`, { headers: { cookie: 'trawl_signed_in=1' } })
+    expect(probe.status).toBe(401)
+    expect(probe.headers.getSetCookie().find((c) => c.startsWith('trawl_signed_in='))).toMatch(/^trawl_signed_in=; .*Path=\/app;.*Expires=Thu, 01 Jan 1970/)
+  })
+})
+
 describe('account summary, usage and ledger', () => {
   test('members and owners read the summary, usage series by key and endpoint, and the ledger page by page', async () => {
     const { owner, member, account } = await ownerAndMember()

@@ -89,8 +89,13 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
       const page = await context.newPage()
       page.on('pageerror', (e) => pageErrors.push(e.message))
-      // Any app path loads the app; signed out, it is the sign-in form. A wrong password says so.
+      const consoleErrors: string[] = []
+      page.on('console', (m) => (m.type() === 'error' ? consoleErrors.push(m.text()) : undefined))
+      // Any app path loads the app; signed out, it is the sign-in form (without a session probe the
+      // browser would log as a failed request). A wrong password says so.
       await page.goto(`${trawl.base}/app/usage`)
+      await page.getByLabel('Email').waitFor()
+      expect(consoleErrors).toEqual([])
       await page.getByLabel('Email').fill(owner.email)
       await page.getByLabel('Password').fill('not the password')
       await page.getByRole('button', { name: 'Sign in' }).click()

@@ -5,7 +5,7 @@ import type { Services } from '../../services.ts'
 import { keyName } from '../accounts/accounts.schema.ts'
 import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
 import type { LoginThrottle } from './login-throttle.ts'
-import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, sessionUser } from './sessions.service.ts'
+import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE, sessionUser } from './sessions.service.ts'
 
 const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
 const creditLimit = z
@@ -26,7 +26,8 @@ const IdParams = z.strictObject({ id: z.string().min(1) })
  * logins are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
  */
 export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>, throttle: LoginThrottle) {
-  const prefix = new URL(services.config.appUrl).pathname.replace(/\/$/, '') + '/api'
+  const appPath = new URL(services.config.appUrl).pathname.replace(/\/$/, '')
+  const prefix = `${appPath}/api`
   const httpsApp = services.config.appUrl.startsWith('https:')
   const opts = { schema: { hide: true } }
   const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE], `${prefix}/v1/login`)
@@ -45,12 +46,15 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
     await throttle.succeeded(body.email)
     const secure = httpsApp || req.protocol === 'https'
     reply.setCookie(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
+    reply.setCookie(SIGNED_IN_HINT_COOKIE, '1', { sameSite: 'strict', secure, path: appPath || '/', maxAge: SESSION_TTL_MS / 1000 })
     return { user: session.user }
   })
   app.post(`${prefix}/v1/logout`, opts, async (req, reply) => {
     await logout(services.store, req.cookies[SESSION_COOKIE])
+    const secure = httpsApp || req.protocol === 'https'
     return reply
-      .clearCookie(SESSION_COOKIE, { path: prefix, httpOnly: true, sameSite: 'strict', secure: httpsApp || req.protocol === 'https' })
+      .clearCookie(SESSION_COOKIE, { path: prefix, httpOnly: true, sameSite: 'strict', secure })
+      .clearCookie(SIGNED_IN_HINT_COOKIE, { path: appPath || '/', sameSite: 'strict', secure })
       .code(204)
       .send()
   })

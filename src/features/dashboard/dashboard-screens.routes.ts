@@ -6,7 +6,7 @@ import { parseInput, parseWith } from '../../http/parse-input.ts'
 import type { AppDeps } from '../../services.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { toCredits } from '../credits/money.ts'
-import { dashboardPaths, sessionReader } from './dashboard.http.ts'
+import { dashboardPaths, forgetSignedIn, sessionReader } from './dashboard.http.ts'
 import { isPlaygroundVertical, playgroundKeys, playgroundVerticals, runPlayground } from './playground.service.ts'
 import { accountSummary, ledger, usageSeries } from './usage.service.ts'
 import { listDeliveries, sendTestEvent } from './webhook-settings.service.ts'
@@ -47,15 +47,16 @@ const PlaygroundBody = z.strictObject({
  * of csrf.ts guards every change.
  */
 export function dashboardScreenRoutes(app: FastifyInstance, deps: AppDeps) {
-  const { api } = dashboardPaths(deps.config.appUrl)
+  const { api, app: appPath } = dashboardPaths(deps.config.appUrl)
   const opts = { schema: { hide: true } }
   const user = sessionReader(deps.store, api)
   const id = (req: FastifyRequest) => parseWith(IdParams, req.params).id
   // The work screen shows what this server has: a /v1 endpoint another build lacks hides its section.
   const has = (method: 'GET' | 'POST', url: string) => app.hasRoute({ method, url })
 
-  app.get(`${api}/v1/account`, opts, async (req) => ({
-    ...(await accountSummary(deps.store, await user(req))),
+  app.get(`${api}/v1/account`, opts, async (req, reply) => ({
+    // The app's session probe: a session that is gone takes the signed-in hint with it.
+    ...(await accountSummary(deps.store, await user(req).catch(forgetSignedIn(reply, appPath)))),
     features: {
       batches: has('POST', '/v1/batches'),
       crawls: has('POST', '/v1/crawl'),

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Store } from '../../store/database.ts'
-import { SESSION_COOKIE, type SessionUser, sessionUser } from './sessions.service.ts'
+import { SESSION_COOKIE, type SessionUser, SIGNED_IN_HINT_COOKIE, sessionUser } from './sessions.service.ts'
 
 /** Where the dashboard lives: the app at TRAWL_APP_URL's path, its API under `<app>/api`. */
 export function dashboardPaths(appUrl: string) {
@@ -14,3 +14,11 @@ export const sessionReader =
   (store: Store, apiPrefix: string) =>
   (req: FastifyRequest): Promise<SessionUser> =>
     sessionUser(store, req.cookies[SESSION_COOKIE], `${apiPrefix}/v1/login`)
+
+/** Rethrows a failed session read after deleting the signed-in hint (sessions.service.ts) with it. */
+export const forgetSignedIn =
+  (reply: FastifyReply, appPath: string) =>
+  (err: unknown): never => {
+    reply.clearCookie(SIGNED_IN_HINT_COOKIE, { path: appPath || '/', sameSite: 'strict' })
+    throw err
+  }

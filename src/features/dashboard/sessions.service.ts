@@ -6,6 +6,12 @@ import { sha256, verifyPassword } from '../accounts/secrets.ts'
 import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'
+/**
+ * Readable by the app's script (the session cookie is HttpOnly): "a session may exist", so a
+ * signed-out visitor's first load shows the sign-in screen without a session probe answered 401
+ * (which the browser logs as an error). It holds nothing but "1".
+ */
+export const SIGNED_IN_HINT_COOKIE = 'trawl_signed_in'
 export const SESSION_TTL_MS = 7 * 24 * 3600_000
 
 export interface SessionUser {

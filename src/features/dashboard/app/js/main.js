@@ -86,6 +86,9 @@ function Layout({ session, screens, active, onSignOut, children }) {
   </div>`
 }
 
+const HINT = 'trawl_signed_in'
+const signedInHint = () => document.cookie.split(/;\s*/).some((c) => c.startsWith(`${HINT}=`))
+
 function App() {
   // undefined: checking the session; null: signed out; else GET /v1/account (user, account, features).
   const [session, setSession] = useState(undefined)
@@ -93,10 +96,14 @@ function App() {
   const [path, setPath] = useState(currentPath())
 
   const refresh = useCallback(async () => {
+    // Signing in sets a readable hint beside the HttpOnly session cookie: without it there is no
+    // session to probe, and a probe answered 401 would be logged by the browser as an error.
+    if (!signedInHint()) return setSession(null)
     try {
       setSession(await api('GET', '/v1/account'))
       setFailure(null)
     } catch (e) {
+      // The server deletes the hint along with a 401.
       if (e.status === 401) setSession(null)
       else setFailure(e)
     }
