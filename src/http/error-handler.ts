@@ -42,13 +42,14 @@ export async function sendError(req: FastifyRequest, reply: FastifyReply, error:
   // Also set here: errors raised before the onRequest hook (bad URLs) never ran it.
   reply.header('x-request-id', req.id)
   if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
-  const body = error.toBody(req.id)
+  // Serialised once: its length is the token estimate below, and it is what is sent.
+  const body = JSON.stringify(error.toBody(req.id))
   if (req.routeOptions.config?.billed) {
     // SPEC Conventions 8: a failed call on a billed endpoint carries the billing headers, at 0.
     reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
     reply.header('x-latency-ms', String(Math.round(performance.now() - req.startedAt)))
     // About four characters a token: an error body is too small to load the tokenizer for.
-    reply.header('x-tokens-estimate', String(Math.ceil(JSON.stringify(body).length / 4)))
+    reply.header('x-tokens-estimate', String(Math.ceil(body.length / 4)))
     // Once the caller is known; not for 429s, so that a flood of them reads nothing.
     const accountId = (req as { auth?: { accountId?: string } }).auth?.accountId
     if (creditsRemaining && accountId && error.code !== 'rate_limited') {

@@ -3,9 +3,10 @@ import { z } from 'zod'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
 import type { Services } from '../../services.ts'
 import { keyName } from '../accounts/accounts.schema.ts'
+import { clearSignedInHint, dashboardPaths, sessionReader } from './dashboard.http.ts'
 import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
 import type { LoginThrottle } from './login-throttle.ts'
-import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE, sessionUser } from './sessions.service.ts'
+import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE } from './sessions.service.ts'
 
 const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
 const creditLimit = z
@@ -26,11 +27,10 @@ const IdParams = z.strictObject({ id: z.string().min(1) })
  * logins are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
  */
 export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>, throttle: LoginThrottle) {
-  const appPath = new URL(services.config.appUrl).pathname.replace(/\/$/, '')
-  const prefix = `${appPath}/api`
+  const { app: appPath, api: prefix } = dashboardPaths(services.config.appUrl)
   const httpsApp = services.config.appUrl.startsWith('https:')
   const opts = { schema: { hide: true } }
-  const user = (req: FastifyRequest) => sessionUser(services.store, req.cookies[SESSION_COOKIE], `${prefix}/v1/login`)
+  const user = sessionReader(services.store, prefix)
   const id = (req: FastifyRequest) => parseWith(IdParams, req.params).id
 
   app.post(`${prefix}/v1/login`, opts, async (req, reply) => {
@@ -52,11 +52,8 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
   app.post(`${prefix}/v1/logout`, opts, async (req, reply) => {
     await logout(services.store, req.cookies[SESSION_COOKIE])
     const secure = httpsApp || req.protocol === 'https'
-    return reply
-      .clearCookie(SESSION_COOKIE, { path: prefix, httpOnly: true, sameSite: 'strict', secure })
-      .clearCookie(SIGNED_IN_HINT_COOKIE, { path: appPath || '/', sameSite: 'strict', secure })
-      .code(204)
-      .send()
+    reply.clearCookie(SESSION_COOKIE, { path: prefix, httpOnly: true, sameSite: 'strict', secure })
+    return clearSignedInHint(reply, appPath, secure).code(204).send()
   })
   app.get(`${prefix}/v1/keys`, opts, async (req) => listKeys(services, await user(req)))
   app.post(`${prefix}/v1/keys`, opts, async (req, reply) =>

@@ -15,10 +15,14 @@ export const sessionReader =
   (req: FastifyRequest): Promise<SessionUser> =>
     sessionUser(store, req.cookies[SESSION_COOKIE], `${apiPrefix}/v1/login`)
 
-/** Rethrows a failed session read after deleting the signed-in hint (sessions.service.ts) with it. */
+/** Deletes the signed-in hint (sessions.service.ts), set at `appPath`. */
+export const clearSignedInHint = (reply: FastifyReply, appPath: string, secure = false) =>
+  reply.clearCookie(SIGNED_IN_HINT_COOKIE, { path: appPath || '/', sameSite: 'strict', secure })
+
+/** Rethrows a failed session read after deleting the signed-in hint with it. */
 export const forgetSignedIn =
   (reply: FastifyReply, appPath: string) =>
   (err: unknown): never => {
-    reply.clearCookie(SIGNED_IN_HINT_COOKIE, { path: appPath || '/', sameSite: 'strict' })
+    clearSignedInHint(reply, appPath)
     throw err
   }
