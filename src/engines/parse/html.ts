@@ -4,8 +4,7 @@
  * scanning them. `dropRawText` empties them with native string searches before the tree is built.
  */
 import * as cheerio from 'cheerio'
-import { type ChildNode, DomHandler } from 'domhandler'
-import { Parser } from 'htmlparser2'
+import { buildDocument } from './tree-builder.ts'
 
 enum C {
   Tab = 9,
@@ -301,34 +300,12 @@ function endOfOpenTag(html: string, from: number, trim?: Trim): number {
 
 /**
  * A cheerio document over htmlparser2's tree (several times faster to build than parse5's, and
- * the tree the parsers were written against), with script and style content left out.
+ * the tree the parsers were written against), with script and style content left out. The tree
+ * is built by tree-builder.ts: the same tree as htmlparser2's `parseDocument`, built faster.
  */
 export function loadPage(html: string, opts: DropOptions = {}): cheerio.CheerioAPI {
-  // What cheerio.load(string) does with these options (htmlparser2's parseDocument), with this
-  // module's tree builder; cheerio takes a built document as it is.
-  const handler = new CompactDomHandler(undefined, PARSE_OPTIONS)
-  new Parser(handler, PARSE_OPTIONS).end(dropRawText(html, opts))
-  return cheerio.load(handler.root, LOAD_OPTIONS)
+  // cheerio takes a built document as it is (what cheerio.load(string) would build, with these options).
+  return cheerio.load(buildDocument(dropRawText(html, opts)), LOAD_OPTIONS)
 }
 
 const LOAD_OPTIONS = { xml: { xmlMode: false, decodeEntities: true } }
-const PARSE_OPTIONS = LOAD_OPTIONS.xml
-
-/**
- * domhandler's tree builder, giving an element its first child in an array of one: a push onto
- * the empty array reserves 17 slots, and most elements of a result page hold a single child, so
- * those unused slots were a tenth of what a page's tree allocates (and the scavenger copies).
- * The document keeps its own array (the handler hands it out as `dom`).
- */
-class CompactDomHandler extends DomHandler {
-  protected override addNode(node: ChildNode): void {
-    const parent = this.tagStack[this.tagStack.length - 1]
-    if (!parent || parent === this.root || parent.children.length > 0) {
-      super.addNode(node)
-      return
-    }
-    parent.children = [node]
-    node.parent = parent
-    this.lastNode = null
-  }
-}

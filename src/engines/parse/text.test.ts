@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { random } from '../../../test/support/random.ts'
 import { normText, trimmedLength } from './text.ts'
 
 /** What normText was written as before it became one scan: the reference it must equal. */
@@ -35,16 +36,6 @@ const ALPHABET = [
   '😀',
   '.',
 ]
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 describe('normText', () => {
   it('equals the replace-replace-trim it replaces, on 20,000 strings of every kind of space and mark', () => {
