@@ -4,7 +4,7 @@
  * scanning them. `dropRawText` empties them with native string searches before the tree is built.
  */
 import * as cheerio from 'cheerio'
-import { buildDocument } from './tree-builder.ts'
+import { buildDocument } from '../../text/html-tree.ts'
 
 enum C {
   Tab = 9,
@@ -301,7 +301,7 @@ function endOfOpenTag(html: string, from: number, trim?: Trim): number {
 /**
  * A cheerio document over htmlparser2's tree (several times faster to build than parse5's, and
  * the tree the parsers were written against), with script and style content left out. The tree
- * is built by tree-builder.ts: the same tree as htmlparser2's `parseDocument`, built faster.
+ * is built by text/html-tree.ts: the same tree as htmlparser2's `parseDocument`, built faster.
  */
 export function loadPage(html: string, opts: DropOptions = {}): cheerio.CheerioAPI {
   // cheerio takes a built document as it is (what cheerio.load(string) would build, with these options).

@@ -1,6 +1,6 @@
 import type { AnyNode, Document } from 'domhandler'
-import { parseDocument } from 'htmlparser2'
 import { decodeText } from '../../net/body-decode.ts'
+import { buildDocument } from '../../text/html-tree.ts'
 import { type PageLink, pageLinksOf } from '../crawl/page-links.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
@@ -47,7 +47,7 @@ function baseUrlOf(doc: Document, url: string): string {
  * little. With `assets`, also the whole page's links and images (`include_links`/`include_images`).
  */
 export function extractHtml(html: string, url: string, assets = false, inspect?: (doc: Document) => void): Content {
-  const doc = parseDocument(html)
+  const doc = buildDocument(html)
   inspect?.(doc)
   const facts = extractFacts(doc, url)
   const baseUrl = baseUrlOf(doc, url)

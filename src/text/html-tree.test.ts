@@ -1,9 +1,9 @@
 import type { AnyNode } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
 import { describe, expect, it } from 'vitest'
-import { listFixtures, readFixture } from '../../../test/support/fixtures.ts'
-import { random } from '../../../test/support/random.ts'
-import { buildDocument } from './tree-builder.ts'
+import { listFixtures, readFixture } from '../../test/support/fixtures.ts'
+import { random } from '../../test/support/random.ts'
+import { buildDocument } from './html-tree.ts'
 
 /** Every node as a line (type, name, attributes in order, data), with its links checked on the way. */
 function shape(node: AnyNode, out: string[] = []): string[] {

@@ -7,7 +7,7 @@
  * Here the names a page repeats thousands of times (`div`, `class`, `href`) are recognised in
  * place and shared, and nodes are linked as they come. The tree rules (implied closes, void
  * elements, foreign content, `</p>` and `</br>`) are htmlparser2 10's Parser's; a test holds the
- * two trees equal over every saved page and generated tag soup (tree-builder.test.ts).
+ * two trees equal over every saved page and generated tag soup (html-tree.test.ts).
  */
 import { Comment, Document, Element, type ParentNode, ProcessingInstruction, Text } from 'domhandler'
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2'
