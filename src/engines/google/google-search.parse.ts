@@ -74,7 +74,8 @@ export function readGoogleSearch(html: string, opts: ParseOptions = {}): { page:
     top_stories: topStoriesOf($, body),
     places: placesOf($, body),
     ads: opts.includeAds ? adsOf($, body, order, organic.firstOrder) : undefined,
-    total_results: totalResultsOf($, html),
+    // Only desktop pages write the count from a script: a mobile page (up to 2 MB) is not searched for it.
+    total_results: totalResultsOf($, layout === 'mobile' ? '' : html),
     parse_quality: 'ok',
   }
   page.parse_quality = qualityOf(page, organic, layout)
