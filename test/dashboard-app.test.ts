@@ -190,7 +190,18 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       // Clear the limit again for the tests after this one.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
       await app.getByRole('dialog').getByRole('spinbutton').fill('')
+      expect(await app.getByRole('dialog').getByRole('spinbutton').inputValue()).toBe('')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
+      // The dialog closes once the change is saved (an error would keep it open, saying why).
+      await expect.poll(async () => ((await app.getByRole('dialog').count()) ? await app.getByRole('dialog').textContent() : 'closed'), UI_WAIT).toBe('closed')
+      const limitOf = () =>
+        trawl.services.store.db
+          .selectFrom('api_keys')
+          .select('credit_limit_mc')
+          .where('account_id', '=', owner.id)
+          .where('name', '=', 'default')
+          .executeTakeFirst()
+      expect((await limitOf())?.credit_limit_mc).toBeNull()
       await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('none')
       await app.context().close()
 
