@@ -5,6 +5,7 @@ import { loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { jobKinds, startWorkers } from './jobs/workers.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
+import { warmUpFetch } from './net/warm-up.ts'
 import { openServices } from './services.ts'
 
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
@@ -20,8 +21,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // The reader's code is compiled before the first request, not while the first pages wait (30 ms).
   await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
   const url = await app.listen({ host: config.host, port: config.port })
-  // Reader threads start now rather than at the first page, so that page is not read by cold code.
+  // Reader threads start now rather than at the first page, so that page is not read by cold code;
+  // likewise the fetch path is compiled now, not by the first page or upstream request.
   services.reader.ready().catch((err) => app.log.warn({ err }, 'reader threads did not start; reading on the main thread'))
+  warmUpFetch().catch((err) => app.log.debug({ err }, 'fetch warm-up failed'))
   app.log.info(
     `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
   )
@@ -51,6 +54,7 @@ export async function runWorker(config: Config) {
   const log = pino(loggerOptions(config.logLevel))
   const workers = startWorkers(services, log as never)
   services.reader.ready().catch((err) => log.warn({ err }, 'reader threads did not start; reading on the main thread'))
+  warmUpFetch().catch((err) => log.debug({ err }, 'fetch warm-up failed'))
   log.info(`Trawl worker running (signals ${services.signals.transport})`)
   // This process's counters (webhook attempts, job refunds, upstream attempts) on a port of its own.
   const metricsPort = config.metricsPort

@@ -225,7 +225,9 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
   } catch (err) {
     throw pageError(err, deps.log)
   }
-  await deps.cache.set(key, stored, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'page cache write failed'))
+  // The read is answered without waiting for its cache write (a millisecond or two, 10+ ms for a
+  // process's first): a crawl's start page holds up every other fetch until its links are known.
+  void deps.cache.set(key, stored, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'page cache write failed'))
   return shapePage(stored, opts, null)
 }
 
