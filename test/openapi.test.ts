@@ -65,7 +65,8 @@ beforeAll(async () => {
   upstream = await fakeUpstream(serpRouter([{ host: 'www.google.com', path: '/search', body: fixture('serp/google/web-desktop/zlurad-coffee.html') }]))
   site = await startLocalSite()
   trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_ALLOW_PRIVATE_NETWORK: 'true' })
-  key = (await trawl.account({ credits: 100 })).key
+  // The samples run one after another faster than a free key's 5 requests a second allow.
+  key = (await trawl.account({ credits: 100, rate_limit_rps: 1000 })).key
   docText = await (await fetch(`${trawl.base}/v1/openapi.json`)).text()
   doc = JSON.parse(docText)
 })
