@@ -7,9 +7,10 @@
  */
 
 import type { Cheerio } from 'cheerio'
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage, RelatedSearch, Sitelink } from '../engine.types.ts'
+import { loadPage } from '../parse/html.ts'
 import { collapse, domainOf, httpUrl, splitDate } from '../parse/text.ts'
 import { quality } from './brave-json.parse.ts'
 
@@ -26,7 +27,7 @@ const SNIPPET = [
 ]
 
 export function parseBraveHtml(html: string): ParsedSearchPage {
-  const $ = cheerio.load(html)
+  const $ = loadPage(html)
   const blocks = $('#results .snippet[data-type="web"]').toArray()
   const results: OrganicResult[] = []
   for (const el of blocks) {
