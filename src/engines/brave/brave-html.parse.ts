@@ -6,8 +6,8 @@
  * links of a result (`.result-cluster`) are its sitelinks.
  */
 
-import type { Cheerio } from 'cheerio'
 import type * as cheerio from 'cheerio'
+import type { Cheerio } from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage, RelatedSearch, Sitelink } from '../engine.types.ts'
 import { loadPage } from '../parse/html.ts'
