@@ -178,14 +178,14 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       expect((await refused.json()).error.code).toBe('key_limit_reached')
       // The fallback switch is the key's allow_fallback.
       await row(app, 'default').getByRole('switch').check()
-      const fallback = () =>
+      const defaultKey = () =>
         trawl.services.store.db
           .selectFrom('api_keys')
-          .select('allow_fallback')
+          .select(['allow_fallback', 'credit_limit_mc'])
           .where('account_id', '=', owner.id)
           .where('name', '=', 'default')
           .executeTakeFirst()
-      await expect.poll(async () => (await fallback())?.allow_fallback, UI_WAIT).toBe(1)
+      await expect.poll(async () => (await defaultKey())?.allow_fallback, UI_WAIT).toBe(1)
       expect(await row(app, 'default').getByRole('switch').isChecked()).toBe(true)
       // Clear the limit again for the tests after this one.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
@@ -194,14 +194,7 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
       // The dialog closes once the change is saved (an error would keep it open, saying why).
       await expect.poll(async () => ((await app.getByRole('dialog').count()) ? await app.getByRole('dialog').textContent() : 'closed'), UI_WAIT).toBe('closed')
-      const limitOf = () =>
-        trawl.services.store.db
-          .selectFrom('api_keys')
-          .select('credit_limit_mc')
-          .where('account_id', '=', owner.id)
-          .where('name', '=', 'default')
-          .executeTakeFirst()
-      expect((await limitOf())?.credit_limit_mc).toBeNull()
+      expect((await defaultKey())?.credit_limit_mc).toBeNull()
       await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('none')
       await app.context().close()
 

@@ -103,13 +103,13 @@ async function crawlWithWebhook(store: Store, accountId: string, id: string) {
   return { row, webhook }
 }
 
-/** The crawl as an object, its pages in the result once it has ended. */
 /** The account's queued and running crawls, oldest first, with their requests. */
 export async function activeCrawls(store: Store, accountId: string): Promise<{ id: string; request: CrawlRequest }[]> {
   const rows = await listActiveCrawls(store.db, accountId)
   return rows.map((row) => ({ id: row.id, request: JSON.parse(row.request) as CrawlRequest }))
 }
 
+/** The crawl as an object, its pages in the result once it has ended. */
 export async function getCrawl(store: Store, accountId: string, id: string) {
   const { row, webhook } = await crawlWithWebhook(store, accountId, id)
   return toCrawlView(row, webhook, row.result ? await crawlPagesJson(store.db, id) : undefined)

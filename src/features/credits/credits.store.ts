@@ -5,17 +5,17 @@ import type { AccountRow, LedgerRow, ReservationRow, UsageCounterRow } from '../
 
 type Scope = UsageCounterRow['scope']
 
-/**
- * Takes the account's write lock for the rest of the transaction and returns the row. An UPDATE
- * first locks the row on PostgreSQL and takes SQLite's database write lock, so concurrent debits of
- * one account run one after another on both engines (no read-then-write race).
- */
 /** The account's balance, millicredits; null for an unknown account. */
 export async function readBalance(db: Db, accountId: string): Promise<number | null> {
   const row = await db.selectFrom('accounts').select('balance_mc').where('id', '=', accountId).executeTakeFirst()
   return row?.balance_mc ?? null
 }
 
+/**
+ * Takes the account's write lock for the rest of the transaction and returns the row. An UPDATE
+ * first locks the row on PostgreSQL and takes SQLite's database write lock, so concurrent debits of
+ * one account run one after another on both engines (no read-then-write race).
+ */
 export function lockAccount(tx: Tx, accountId: string) {
   return tx
     .updateTable('accounts')
