@@ -47,7 +47,8 @@ const SERIES = 150
  */
 async function expectSeriesStreamed(t: Trawl, key: string) {
   const paths = Array.from({ length: SERIES }, (_, i) => `/series/${i}`)
-  site.set('/series/', { status: 200, body: article('Series index', paths) })
+  // Text beyond ASCII: the stored pages go out as their UTF-8 bytes (crawl.store.ts crawlPageBatches).
+  site.set('/series/', { status: 200, body: article('Series index: crème brûlée, 東京 🙂', paths) })
   for (const [i, path] of paths.entries()) site.set(path, { status: 200, body: article(`Series part ${i}`) })
   const body = { url: `${site.url}/series/`, limit: 1000, max_depth: 1, sitemap: 'skip', include_paths: ['^/series/'] }
   const created = await (await call(t, key, 'POST', '/v1/crawl', body)).json()
@@ -59,6 +60,7 @@ async function expectSeriesStreamed(t: Trawl, key: string) {
   const task = await res.json()
   expect(task.result.pages.map((p: { url: string }) => new URL(p.url).pathname)).toEqual(['/series/', ...paths])
   expect(task.result.pages[SERIES].markdown).toContain('Series part 149 paragraph 3')
+  expect(task.result.pages[0].markdown).toContain('Series index: crème brûlée, 東京 🙂 paragraph 1')
   expect(task).toMatchObject({ credits_used: SERIES + 1, result: { stats: { pages: SERIES + 1, failed: 0 } } })
 }
 

@@ -112,8 +112,10 @@ export async function activeCrawls(store: Store, accountId: string): Promise<{ i
 /** The crawl as an object, its pages in the result once it has ended. */
 export async function getCrawl(store: Store, accountId: string, id: string) {
   const { row, webhook } = await crawlWithWebhook(store, accountId, id)
-  return toCrawlView(row, webhook, row.result ? await crawlPagesJson(store.db, id) : undefined)
+  return toCrawlView(row, webhook, row.result ? await crawlPagesJson(store, id) : undefined)
 }
+
+const COMMA = Buffer.from(',')
 
 /**
  * GET /v1/crawl/{id}: getCrawl as JSON text. A finished crawl's pages stream out of the store a
@@ -125,11 +127,13 @@ export async function getCrawlBody(store: Store, accountId: string, id: string):
   const { row, webhook } = await crawlWithWebhook(store, accountId, id)
   const frame = crawlJsonFrame(row, webhook)
   if (!frame.pages) return frame.before
-  const batches = crawlPageBatches(store.db, id)
+  const batches = crawlPageBatches(store, id)
   const first = await batches.next()
+  // One buffer a batch, the pages joined by commas.
+  const joined = (pages: Buffer[], lead: Buffer) => Buffer.concat(pages.flatMap((page, i) => (i === 0 ? [lead, page] : [COMMA, page])))
   async function* chunks() {
-    yield Buffer.from(`${frame.before}${first.done ? '' : first.value.join(',')}`)
-    for await (const pages of batches) yield Buffer.from(`,${pages.join(',')}`)
+    yield first.done ? Buffer.from(frame.before) : joined(first.value, Buffer.from(frame.before))
+    for await (const pages of batches) yield joined(pages, COMMA)
     yield Buffer.from(frame.after)
   }
   return Readable.from(chunks())
