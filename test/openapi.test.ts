@@ -245,6 +245,19 @@ describe('the document', () => {
     // PATCH: an absent field is unchanged, not defaulted.
     expect(defaults(op('patch', '/v1/monitors/{id}'))).toEqual({})
   })
+
+  test('a parameter with a few allowed numbers lists them, and the query string still carries it as a number', async () => {
+    const values = [10, 20, 30, 50, 100]
+    expect(bodyOf(op('post', '/v1/search'))?.properties?.num).toMatchObject({ enum: values })
+    expect((op('get', '/v1/search').parameters ?? []).find((p) => p.name === 'num')?.schema).toMatchObject({ enum: values })
+    const get = (query: string) => fetch(`${trawl.base}/v1/search?q=coffee&${query}`, { headers: { authorization: `Bearer ${key}` } })
+    const twenty = await get('num=20')
+    expect(twenty.status).toBe(200)
+    expect((await twenty.json()).request.num).toBe(20)
+    const refused = await get('num=15')
+    expect(refused.status).toBe(400)
+    expect((await refused.json()).error.message).toBe('num must be one of 10, 20, 30, 50, 100')
+  })
 })
 
 describe('examples', () => {

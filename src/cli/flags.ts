@@ -31,6 +31,7 @@ interface Def {
   in?: z.core.$ZodType
   options?: z.core.$ZodType[]
   entries?: Record<string, string>
+  values?: unknown[]
 }
 
 const defOf = (t: z.core.$ZodType) => t._zod.def as unknown as Def
@@ -45,6 +46,8 @@ function inspect(t: z.core.$ZodType): { type: string; entries?: string[]; descri
   }
   const def = defOf(node)
   if (def.type === 'union' && def.options) return { type: 'union', options: def.options.map((o) => inspect(o).type), description }
+  // A set of numbers (num: 10, 20, 30, 50, 100) is a numeric flag that lists its values.
+  if (def.type === 'literal' && def.values?.every((v) => typeof v === 'number')) return { type: 'number', entries: def.values.map(String), description }
   return { type: def.type, entries: def.entries ? Object.values(def.entries) : undefined, description }
 }
 

@@ -169,6 +169,8 @@ function baseType(t: z.core.$ZodType): string {
     if (kinds.includes('array')) return 'array'
     return kinds[0] ?? 'string'
   }
+  // A set of numbers (num: 10, 20, 30, 50, 100) is read from the query string as a number.
+  if (def.type === 'literal' && (def as { values?: unknown[] }).values?.every((v) => typeof v === 'number')) return 'number'
   return def.type
 }
 

@@ -2181,7 +2181,7 @@ export interface operations {
          * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
          * @example 10
          */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /** @description hour, day, week, month or year */
@@ -2299,8 +2299,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -2423,7 +2424,7 @@ export interface operations {
         /** @description canonical location text, e.g. Austin,Texas,United States */
         location?: string;
         /** @description 10 (the default and the only value here) */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10 */
         page?: number;
         /** @description hour, day, week, month or year */
@@ -2501,8 +2502,9 @@ export interface operations {
           /**
            * @description 10 (the default and the only value here)
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10
            * @default 1
@@ -2589,7 +2591,7 @@ export interface operations {
         /** @description language code, optional region (en, pt-BR); default en */
         language?: string;
         /** @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1 */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /**
@@ -2697,8 +2699,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -2805,7 +2808,7 @@ export interface operations {
         /** @description language code, optional region (en, pt-BR); default en */
         language?: string;
         /** @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1 */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /** @description hour, day, week, month or year */
@@ -2907,8 +2910,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -3017,7 +3021,7 @@ export interface operations {
         /** @description language code, optional region (en, pt-BR); default en */
         language?: string;
         /** @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1 */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /** @description hour, day, week, month or year */
@@ -3117,8 +3121,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -3764,7 +3769,7 @@ export interface operations {
         /** @description language code, optional region (en, pt-BR); default en */
         language?: string;
         /** @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1 */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /** @description json (default), compact or markdown */
@@ -3849,8 +3854,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -3933,7 +3939,7 @@ export interface operations {
          */
         q: string;
         /** @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1 */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description 1 to 10; each page billed */
         page?: number;
         /** @description json (default), compact or markdown */
@@ -4011,8 +4017,9 @@ export interface operations {
           /**
            * @description 10, 20, 30, 50 or 100 results; 1 credit per 10, 100 costs 7; >10 needs page=1
            * @default 10
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description 1 to 10; each page billed
            * @default 1
@@ -4604,7 +4611,7 @@ export interface operations {
          */
         domain: string;
         /** @description results inspected: 10, 20, 30, 50 or 100 (default); 100 costs 7 credits */
-        num?: number;
+        num?: 10 | 20 | 30 | 50 | 100;
         /** @description two-letter ISO code; default us */
         country?: string;
         /** @description default en */
@@ -4688,8 +4695,9 @@ export interface operations {
           /**
            * @description results inspected: 10, 20, 30, 50 or 100 (default); 100 costs 7 credits
            * @default 100
+           * @enum {number}
            */
-          num?: number;
+          num?: 10 | 20 | 30 | 50 | 100;
           /**
            * @description two-letter ISO code; default us
            * @default us

@@ -118,10 +118,8 @@ export const location = z.string().trim().min(1, 'location must not be empty').m
 export const uule = z.string().regex(/^[A-Za-z0-9+/=_ -]{4,512}$/, 'uule must be a search-engine-encoded location string')
 export const ll = z.string().regex(/^@-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?,\d{1,2}(\.\d+)?z$/, 'll must look like @40.7455096,-74.0083012,14z')
 
-export const num = z
-  .number({ error: 'num must be one of 10, 20, 30, 50, 100' })
-  .refine((n) => [10, 20, 30, 50, 100].includes(n), 'num must be one of 10, 20, 30, 50, 100')
-  .transform((n) => n as 10 | 20 | 30 | 50 | 100)
+// A set of literals, not a refined number: the OpenAPI document (and the SDK typed from it) lists the values.
+export const num = z.literal([10, 20, 30, 50, 100], { error: 'num must be one of 10, 20, 30, 50, 100' })
 
 export const page = z
   .number({ error: 'page must be an integer between 1 and 10' })
