@@ -299,13 +299,15 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await app.getByRole('tab', { name: 'Python' }).click()
       expect(await app.getByTestId('snippet').textContent()).toContain('requests.post(')
 
-      // Another vertical with its own parameters, and a parameter the API refuses.
+      // Another vertical with its own parameters, and a combination the API refuses: num is offered
+      // as its allowed values and sent as a number (as text it would be refused as no allowed value).
       await app.getByTestId('vertical').selectOption('news')
       await app.getByLabel('q required').fill('coffee')
       await app.locator('summary', { hasText: 'More parameters' }).click()
-      await app.locator('#param-num').fill('7')
+      await app.locator('#param-num').selectOption('20')
+      await app.locator('#param-page').fill('2')
       await app.getByRole('button', { name: 'Run' }).click()
-      await expect.poll(() => app.getByRole('alert').textContent(), UI_WAIT).toMatch(/num/)
+      await expect.poll(() => app.getByRole('alert').textContent(), UI_WAIT).toMatch(/num > 10 \(depth\) requires page=1/)
       await screenshot(app, 'playground-1280')
       await app.context().close()
     },

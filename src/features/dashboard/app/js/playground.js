@@ -17,7 +17,8 @@ function paramValue(schema, text) {
   const kind = kindOf(schema)
   if (text === '' || text == null) return undefined
   if (kind === 'boolean') return text === 'true'
-  if (kind === 'number') return Number(text)
+  // A select's value is text; a set of numbers (num: 10, 20, 30, 50, 100) is sent as numbers.
+  if (kind === 'number' || (kind === 'enum' && typeof schema.enum[0] === 'number')) return Number(text)
   const items = String(text)
     .split(',')
     .map((s) => s.trim())
