@@ -66,7 +66,7 @@ function timeOf(fn: () => unknown): number {
 const ms = (n: number) => n.toFixed(2).padStart(7)
 
 // A parse allocates 2-3x the page in tree and index, so the young generation's size shows: with
-// `npm start`'s 8 MB semi-space the Google median is about 10 % slower than with V8's default 16.
+// `npm start`'s 8 MB semi-space the Google median is 10-20 % slower than with V8's default 16.
 const semiSpace = process.execArgv.find((a) => a.startsWith('--max-semi-space-size'))
 console.log(`parse speed: per page the median of ${RUNS} runs; per group the median and slowest page`)
 console.log(
