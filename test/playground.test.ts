@@ -149,6 +149,7 @@ describe('/playground/search: parameters', () => {
       ['uule=w+CAIQICIGQmVybGlu', /^uule is not available/],
       ['api_key=trawl_live_x', /^api_key: the playground takes no API key/],
       ['num=20', /^num: the playground returns 10 results a page/],
+      ['num=15', /^num must be one of 10, 20, 30, 50, 100$/],
       ['engine=consensus', /^engine: consensus is available with an API key/],
       ['engine=google,bing', /^engine: the playground asks one provider or auto/],
       ['engine=yahoo', /^engine yahoo is not known/],
@@ -321,5 +322,7 @@ describe('OpenAPI', () => {
       ['country', 'device', 'engine', 'format', 'language', 'location', 'num', 'page', 'q', 'safe', 'time'].sort(),
     )
     expect(path.post.requestBody.content['application/json'].schema.properties.include_content).toBeUndefined()
+    // The one depth the playground serves, where /v1/search lists five.
+    expect(path.post.requestBody.content['application/json'].schema.properties.num).toMatchObject({ enum: [10] })
   })
 })

@@ -2424,7 +2424,7 @@ export interface operations {
         /** @description canonical location text, e.g. Austin,Texas,United States */
         location?: string;
         /** @description 10 (the default and the only value here) */
-        num?: 10 | 20 | 30 | 50 | 100;
+        num?: 10;
         /** @description 1 to 10 */
         page?: number;
         /** @description hour, day, week, month or year */
@@ -2504,7 +2504,7 @@ export interface operations {
            * @default 10
            * @enum {number}
            */
-          num?: 10 | 20 | 30 | 50 | 100;
+          num?: 10;
           /**
            * @description 1 to 10
            * @default 1

@@ -16,8 +16,14 @@ export const PlaygroundParams = z.strictObject({
   country: search.country.describe('two-letter ISO code; default us'),
   language: search.language.describe('language code, optional region (en, pt-BR); default en'),
   location: search.location.describe('canonical location text, e.g. Austin,Texas,United States'),
-  num: p.num
-    .refine((n) => n === 10, `num: the playground returns 10 results a page; num 20 to 100 is available ${KEYED}`)
+  // Only 10, so the document lists only 10; a value /v1/search takes is told where it is available.
+  num: z
+    .literal(10, {
+      error: (issue) =>
+        p.num.safeParse(issue.input).success
+          ? `num: the playground returns 10 results a page; num 20 to 100 is available ${KEYED}`
+          : 'num must be one of 10, 20, 30, 50, 100',
+    })
     .optional()
     .describe('10 (the default and the only value here)'),
   page: search.page.describe('1 to 10'),
