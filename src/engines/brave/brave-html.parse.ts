@@ -6,8 +6,7 @@
  * links of a result (`.result-cluster`) are its sitelinks.
  */
 
-import type * as cheerio from 'cheerio'
-import type { Cheerio } from 'cheerio'
+import type { Cheerio, CheerioAPI } from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage, RelatedSearch, Sitelink } from '../engine.types.ts'
 import { loadPage } from '../parse/html.ts'
@@ -42,7 +41,7 @@ export function parseBraveHtml(html: string): ParsedSearchPage {
   return page
 }
 
-function readResult($: cheerio.CheerioAPI, el: Cheerio<Element>, position: number): OrganicResult | undefined {
+function readResult($: CheerioAPI, el: Cheerio<Element>, position: number): OrganicResult | undefined {
   const sitelinks = sitelinksOf($, el)
   el.find('.result-cluster').remove()
   const anchor = el
@@ -81,7 +80,7 @@ function publishedOf(el: Cheerio<Element>): string | undefined {
   return m?.[1] || undefined
 }
 
-function sitelinksOf($: cheerio.CheerioAPI, el: Cheerio<Element>): Sitelink[] {
+function sitelinksOf($: CheerioAPI, el: Cheerio<Element>): Sitelink[] {
   const out: Sitelink[] = []
   el.find('.result-cluster .snippet').each((_, s) => {
     const a = $(s).find('a[href]').first()
@@ -92,7 +91,7 @@ function sitelinksOf($: cheerio.CheerioAPI, el: Cheerio<Element>): Sitelink[] {
   return out
 }
 
-function relatedOf($: cheerio.CheerioAPI): RelatedSearch[] {
+function relatedOf($: CheerioAPI): RelatedSearch[] {
   const out: RelatedSearch[] = []
   $('a.related-query, a[href*="source=relatedQueries"]').each((_, a) => {
     const href = httpUrl($(a).attr('href'), BASE)
@@ -103,6 +102,6 @@ function relatedOf($: cheerio.CheerioAPI): RelatedSearch[] {
   return out
 }
 
-function isNoResults($: cheerio.CheerioAPI): boolean {
+function isNoResults($: CheerioAPI): boolean {
   return /no results found|not many great matches|no results for/i.test($('body').text())
 }
