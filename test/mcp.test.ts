@@ -253,6 +253,26 @@ describe('MCP over Streamable HTTP', () => {
     expect(structured(result).failed).toEqual([{ url: `${site.url}/slow`, error: expect.objectContaining({ code: 'upstream_timeout' }) }])
   })
 
+  test('extract where no page can be read answers as REST does: every URL in failed[], free, not an error to retry', async () => {
+    const { key } = await trawl.account({ credits: 10 })
+    const client = await connect(key)
+    const urls = [`${site.url}/missing`, `${site.url}/server-error`]
+    const viaRest = await rest(key, 'POST', '/v1/extract', { urls, timeout: 30 })
+    expect(viaRest.status).toBe(200)
+    const restBody = await viaRest.json()
+    expect(restBody.results).toEqual([])
+    expect(restBody.failed.map((f: { url: string }) => f.url)).toEqual(urls)
+
+    const result = await call(client, 'extract', { urls })
+    expect(result.isError).toBeFalsy()
+    expect(result._meta?.['trawl/error']).toBeUndefined()
+    expect(structured(result)).toMatchObject({ pages: [], total: 0, next_cursor: null, succeeded: 0, credits_used: 0, offset: 0 })
+    expect(structured(result).failed).toEqual(restBody.failed)
+    expect(textOf(result)).toContain('Could not read (not billed)')
+    for (const url of urls) expect(textOf(result)).toContain(url)
+    expect((await account(key)).balance).toBe(10)
+  })
+
   test('tool errors carry the API code, message and retry hint', async () => {
     const broke = await trawl.account({ credits: 0 })
     const client = await connect(broke.key)

@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { PRIVATE_ADDRESS_MESSAGE } from '../src/net/address-policy.ts'
 import { type LocalSite, startLocalSite, startTunnelProxy, type TunnelProxy } from './support/reading-site.ts'
@@ -65,6 +68,27 @@ describe('page reading without TRAWL_ALLOW_PRIVATE_NETWORK', () => {
     expect(res.headers.get('x-credits-used')).toBe('0')
     expect(await balanceOf(key)).toBe(20)
     expect(site.seen).toEqual([])
+  })
+
+  test('MCP extract of private addresses only: every URL in failed[] as REST lists it, no tool error, nothing billed', async () => {
+    const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 20 })
+    const client = new Client({ name: 'trawl-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${trawl.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+    try {
+      const urls = PRIVATE_FORMS(site.port)
+      const result = (await client.callTool({ name: 'extract', arguments: { urls } })) as CallToolResult
+      expect(result.isError).toBeFalsy()
+      const out = result.structuredContent as { pages: unknown[]; failed: { url: string; error: unknown }[]; succeeded: number; credits_used: number }
+      expect(out).toMatchObject({ pages: [], succeeded: 0, credits_used: 0 })
+      expect(out.failed).toHaveLength(urls.length)
+      for (const f of out.failed) expect(f.error).toEqual({ code: 'invalid_request', message: PRIVATE_ADDRESS_MESSAGE })
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
+      expect(text).toContain('Could not read (not billed)')
+      expect(await balanceOf(key)).toBe(20)
+      expect(site.seen).toEqual([])
+    } finally {
+      await client.close()
+    }
   })
 
   test.each(PRIVATE_FORMS(0).map((u) => [u]))('webpage %s is 400 invalid_request, not billed', async (pattern) => {

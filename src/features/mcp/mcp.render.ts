@@ -110,8 +110,13 @@ export function renderDocs(listing: DocListing, from: number, to: number): { tex
   return { text: texts.join('\n\n'), parts }
 }
 
-/** "pages 2–4 of 9": which documents blocks [from, to) touch, and whether the last is cut ("page 1 of 1, in part"). */
-export function docRange(listing: DocListing, from: number, to: number): string {
+/**
+ * "pages 2–4 of 9": which documents blocks [from, to) touch, and whether the last is cut ("page 1
+ * of 1, in part"). A range past the last block (an extract where no page could be read has none)
+ * touches nothing.
+ */
+export function docRange(listing: DocListing, from: number, until: number): string {
+  const to = Math.min(until, listing.blocks.length)
   if (to <= from) return `0 of ${listing.docs.length} pages`
   const a = listing.blocks[from]!.doc + 1
   const b = listing.blocks[to - 1]!.doc + 1
