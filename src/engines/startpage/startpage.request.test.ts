@@ -3,7 +3,7 @@ import { searchRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
 import type { EngineFetch } from '../engine.ts'
 import { startpageProvider } from './startpage.provider.ts'
-import { buildStartpageRequest, readScCode, startpageRegion } from './startpage.request.ts'
+import { buildStartpageRequest, readScCode, startpageLanguage, startpageRegion } from './startpage.request.ts'
 import { forgetStartpageSc, SC_TTL_MS, startpageSc } from './startpage.sc.ts'
 
 const base = searchRequest({ engine: 'startpage', q: 'javascript tutorial' })
@@ -12,6 +12,15 @@ const HOME =
 const RESULTS = readFixture('serp/startpage/web/wsmcp-javascript-tutorial-http-2026.html').toString('utf8')
 
 afterEach(() => forgetStartpageSc())
+
+/** The `preferences` cookie's `key EEE value` pairs (joined by N1N), values as sent. */
+const cookiePrefs = (cookie: string | undefined): Record<string, string> =>
+  Object.fromEntries(
+    (cookie ?? '')
+      .replace(/^preferences=/, '')
+      .split('N1N')
+      .map((p) => p.split('EEE') as [string, string]),
+  )
 
 describe('buildStartpageRequest', () => {
   it('posts the search form to /sp/search with the sc code', () => {
@@ -24,14 +33,41 @@ describe('buildStartpageRequest', () => {
       sc: 'SC1',
       lui: 'english',
       language: 'english',
-      abp: '1',
       abd: '1',
       abe: '1',
-      qsr: 'en_US',
+      qsr: 'all',
       qadf: 'none',
       with_date: '',
     })
     expect(r.skip).toBe(0)
+  })
+
+  it('never sends abp (an immediate CAPTCHA) and always asks qsr=all, the region going in the cookie', () => {
+    for (const req of [base, { ...base, language: 'de', country: 'de', safe: 'active' as const, page: 3, time: 'week' as const }]) {
+      const { form, headers } = buildStartpageRequest(req, 'x')
+      expect(Object.keys(form)).not.toContain('abp')
+      expect(form.qsr).toBe('all')
+      expect(cookiePrefs(headers.Cookie).search_results_region).toBe(startpageRegion(req.language, req.country))
+    }
+  })
+
+  it('sends the family filter as none or heavy, in the form and in the preferences', () => {
+    const prefs = (safe: 'off' | 'active') => cookiePrefs(buildStartpageRequest({ ...base, safe }, 'x').headers.Cookie)
+    expect(buildStartpageRequest(base, 'x').form.qadf).toBe('none')
+    expect(prefs('off').disable_family_filter).toBe('none')
+    expect(buildStartpageRequest({ ...base, safe: 'active' }, 'x').form.qadf).toBe('heavy')
+    expect(prefs('active').disable_family_filter).toBe('heavy')
+  })
+
+  it('names languages as Startpage does: Japanese is nihongo', () => {
+    const ja = buildStartpageRequest({ ...base, language: 'ja', country: 'jp' }, 'x')
+    expect(ja.form).toMatchObject({ language: 'nihongo', lui: 'nihongo', qsr: 'all' })
+    expect(cookiePrefs(ja.headers.Cookie)).toMatchObject({ language: 'nihongo', language_ui: 'nihongo', search_results_region: 'ja_JP' })
+    expect(startpageLanguage('pt-BR')).toBe('brazilian')
+    expect(startpageLanguage('pt')).toBe('portugues')
+    expect(startpageLanguage('zh-TW')).toBe('fantizhengwen')
+    expect(startpageLanguage('zh')).toBe('jiantizhongwen')
+    expect(startpageLanguage('xx')).toBe('english')
   })
 
   it('sends Origin, Referer and the preferences cookie', () => {
@@ -39,17 +75,11 @@ describe('buildStartpageRequest', () => {
     expect(headers.Origin).toBe('https://www.startpage.com')
     expect(headers.Referer).toBe('https://www.startpage.com/')
     expect(headers['Accept-Language']).toBe('de,en;q=0.8')
-    const prefs = Object.fromEntries(
-      (headers.Cookie ?? '')
-        .replace(/^preferences=/, '')
-        .split('N1N')
-        .map((p) => p.split('EEE')),
-    )
-    expect(prefs).toMatchObject({
+    expect(cookiePrefs(headers.Cookie)).toMatchObject({
       language: 'deutsch',
       language_ui: 'deutsch',
       search_results_region: 'de_DE',
-      disable_family_filter: '0',
+      disable_family_filter: 'heavy',
       num_of_results: '20',
       lang_homepage: 's%2Fdevice%2Fde%2F',
       enable_post_method: '1',
@@ -123,7 +153,8 @@ describe('startpageProvider', () => {
     }
     const page = await startpageProvider.search.run({ ...base, page: 1 }, fetch)
     expect(calls.map((c) => c[0])).toEqual(['https://www.startpage.com/', 'https://www.startpage.com/sp/search'])
-    expect(calls[1]?.[3]).toMatchObject({ query: 'javascript tutorial', sc: 'Xy12ab34cd00', cat: 'web' })
+    expect(calls[1]?.[3]).toMatchObject({ query: 'javascript tutorial', sc: 'Xy12ab34cd00', cat: 'web', qsr: 'all', qadf: 'none' })
+    expect(calls[1]?.[3]).not.toHaveProperty('abp')
     expect(page.results).toHaveLength(10)
     // The code is reused by the next search.
     await startpageProvider.search.run(base, fetch)

@@ -18,7 +18,9 @@ const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML,
 // Startpage has no hour: a day is its narrowest window.
 const WITH_DATE: Record<NonNullable<SearchRequest['time']>, string> = { hour: 'd', day: 'd', week: 'w', month: 'm', year: 'y' }
 
-// Startpage names its languages; unknown ones fall back to english.
+// Startpage names its languages (the `language` / `lui` values of its settings page, as listed in
+// SearXNG's searx/data/engine_traits.json); unknown ones fall back to english. Full tags are
+// looked up before the base language (pt-BR is "brazilian", zh-TW "fantizhengwen").
 const LANGUAGES: Record<string, string> = {
   en: 'english',
   de: 'deutsch',
@@ -27,6 +29,7 @@ const LANGUAGES: Record<string, string> = {
   it: 'italiano',
   nl: 'nederlands',
   pt: 'portugues',
+  'pt-br': 'brazilian',
   pl: 'polski',
   sv: 'svenska',
   da: 'dansk',
@@ -38,22 +41,40 @@ const LANGUAGES: Record<string, string> = {
   uk: 'ukrainian',
   he: 'hebrew',
   ar: 'arabic',
-  ja: 'japanese',
+  ja: 'nihongo',
   ko: 'hangul',
+  zh: 'jiantizhongwen',
+  'zh-cn': 'jiantizhongwen',
+  'zh-tw': 'fantizhengwen',
+  'zh-hk': 'fantizhengwen',
   cs: 'czech',
+  sk: 'slovak',
+  sl: 'slovenian',
+  hr: 'croatian',
+  sr: 'serbian',
   hu: 'hungarian',
   ro: 'romanian',
   el: 'greek',
+  ca: 'catalan',
+  et: 'estonian',
+  lt: 'lithuanian',
+  lv: 'latvian',
+  is: 'icelandic',
   vi: 'vietnamese',
   th: 'thai',
   id: 'indonesian',
+  ms: 'malay',
+  tl: 'tagalog',
   hi: 'hindi',
+  bn: 'bengali',
+  ta: 'tamil',
+  ur: 'urdu',
   fa: 'persian',
   bg: 'bulgarian',
 }
 
-// Result regions (`search_results_region` / `qsr`), by "language-country"; the first row of a
-// country is its default. Anything else searches region "all".
+// Result regions (the `search_results_region` preference), by "language-country"; the first row
+// of a country is its default. Anything else searches region "all".
 const REGIONS: Record<string, string> = {
   'en-us': 'en_US',
   'en-gb': 'en-GB_GB',
@@ -121,9 +142,23 @@ export function readScCode(html: string): string | undefined {
   return input?.trim() || undefined
 }
 
+/**
+ * Startpage's family filter takes `none | moderate | heavy`, both as the form's `qadf` and as the
+ * `disable_family_filter` preference (0/1 there was an invalid value that helped it spot
+ * scripts: SearXNG PR #6119). safe=active is its strictest level.
+ */
+export const familyFilter = (safe: SearchRequest['safe']): 'none' | 'heavy' => (safe === 'active' ? 'heavy' : 'none')
+
+/**
+ * The search form with the fields of Startpage's own search box (2026 pages): `qsr=all` (the
+ * region rides in the preference cookie) and no `abp`, which brings an immediate CAPTCHA
+ * (SearXNG PR #6119). `abd` / `abe` are sent as 1, as SearXNG's engine has sent them through
+ * every CAPTCHA fix to date; the saved 2026 pages' static forms carry 0.
+ */
 export function buildStartpageRequest(req: SearchRequest, sc: string): StartpageRequest {
   const lang = startpageLanguage(req.language)
   const region = startpageRegion(req.language, req.country)
+  const filter = familyFilter(req.safe)
   // Startpage shows 10 or 20 results a page (a preference); pages are numbered from 1.
   const size = req.num >= 20 ? 20 : 10
   const start = Math.max(0, req.offset ?? (req.page - 1) * req.num)
@@ -135,11 +170,10 @@ export function buildStartpageRequest(req: SearchRequest, sc: string): Startpage
     sc,
     lui: lang,
     language: lang,
-    abp: '1',
     abd: '1',
     abe: '1',
-    qsr: region,
-    qadf: req.safe === 'active' ? 'heavy' : 'none',
+    qsr: 'all',
+    qadf: filter,
     with_date: req.time ? WITH_DATE[req.time] : '',
   }
   if (page > 1) {
@@ -148,7 +182,7 @@ export function buildStartpageRequest(req: SearchRequest, sc: string): Startpage
   }
   const preferences = [
     ['date_time', 'world'],
-    ['disable_family_filter', req.safe === 'active' ? '0' : '1'],
+    ['disable_family_filter', filter],
     ['disable_open_in_new_window', '0'],
     ['enable_post_method', '1'],
     ['enable_proxy_safety_suggest', '0'],
@@ -176,8 +210,9 @@ export function buildStartpageRequest(req: SearchRequest, sc: string): Startpage
   }
 }
 
+/** Startpage's name of a language: the full tag's ("pt-BR" → brazilian), else its base's, else english. */
 export function startpageLanguage(language: string): string {
-  return LANGUAGES[baseLanguage(language)] ?? 'english'
+  return LANGUAGES[language.toLowerCase()] ?? LANGUAGES[baseLanguage(language)] ?? 'english'
 }
 
 /** The region for a language and country: the exact pair, else the country's default, else "all". */
