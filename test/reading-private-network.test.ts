@@ -106,6 +106,7 @@ describe('page reading without TRAWL_ALLOW_PRIVATE_NETWORK', () => {
     'http://127.0.0.1:PORT/article/ars',
     'http://localhost:PORT/article/ars',
     'http://[::ffff:7f00:1]:PORT/article/ars',
+    'http://[::127.0.0.1]:PORT/article/ars',
     'http://2130706433:PORT/article/ars',
   ])('a public page redirecting to %s fails cleanly (extract failed[], webpage 400)', async (target) => {
     redirectTarget = target.replace('PORT', String(site.port))
@@ -123,6 +124,32 @@ describe('page reading without TRAWL_ALLOW_PRIVATE_NETWORK', () => {
     expect(proxy.publicSeen.slice(before)).toEqual(['/hop', '/hop'])
     expect(proxy.tunnels.every((t) => t === '[4000::1]:80')).toBe(true)
     expect(site.seen).toEqual([])
+    expect(await balanceOf(key)).toBe(5)
+  })
+
+  /**
+   * IPv6 addresses that embed a loopback IPv4 address. Sent through the local CONNECT proxy
+   * (`country: us`), so a form the guard let pass would reach the stand-in site, never the network.
+   */
+  test.each([
+    'http://[::127.0.0.1]/e1', // IPv4-compatible: the URL parser writes it [::7f00:1]
+    'http://[::ffff:0:127.0.0.1]/e2', // IPv4-translated
+    'http://[64:ff9b::127.0.0.1]/e3', // NAT64
+    'http://[64:ff9b:1::808:808]/e4', // NAT64 local use
+    'http://[2002:7f00:1::1]/e5', // 6to4
+    'http://[2001:0:808:808::80ff:fffe]/e6', // Teredo, client 127.0.0.1
+  ])('%s is refused as a private address before any connection', async (url) => {
+    const { key } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 5 })
+    const tunnelsBefore = proxy.tunnels.length
+    const seenBefore = proxy.publicSeen.length
+    const one = await post(key, '/v1/webpage', { url, country: 'us' })
+    expect(one.status).toBe(400)
+    expect((await one.json()).error).toMatchObject({ code: 'invalid_request', message: PRIVATE_ADDRESS_MESSAGE })
+    const many = await post(key, '/v1/extract', { urls: [url], country: 'us' })
+    expect(many.status).toBe(200)
+    expect((await many.json()).failed).toEqual([{ url: expect.any(String), error: { code: 'invalid_request', message: PRIVATE_ADDRESS_MESSAGE } }])
+    expect(proxy.tunnels.length).toBe(tunnelsBefore)
+    expect(proxy.publicSeen.length).toBe(seenBefore)
     expect(await balanceOf(key)).toBe(5)
   })
 

@@ -129,6 +129,29 @@ describe('private-network guard', () => {
     ['8.8.8.8', true],
     ['2606:4700:4700::1111', true],
     ['::ffff:8.8.8.8', true],
+    // IPv6 forms that embed an IPv4 address are classed by it (address-policy.ts says why for each).
+    ['::127.0.0.1', false], // IPv4-compatible, as written and as the URL parser writes it
+    ['::7f00:1', false],
+    ['[::7f00:1]', false],
+    ['::10.0.0.1', false],
+    ['::169.254.169.254', false],
+    ['::8.8.8.8', true],
+    ['::808:808', true],
+    ['::ffff:0:127.0.0.1', false], // IPv4-translated (SIIT)
+    ['::ffff:0:808:808', true],
+    ['64:ff9b::127.0.0.1', false], // NAT64 well-known prefix
+    ['64:ff9b::c0a8:101', false],
+    ['64:ff9b::8.8.8.8', true],
+    ['64:ff9b:1::8.8.8.8', false], // NAT64 local use: never
+    ['64:ff9b:1:0:0:0:808:808', false],
+    ['::1:0:0:0', false], // the rest of 0000::/8
+    ['2002:a00:1::1', false], // 6to4 of 10.0.0.1
+    ['2002:a9fe:a9fe::', false],
+    ['2002:808:808::1', true],
+    ['2001:0:808:808:0:0:80ff:fffe', false], // Teredo: client 127.0.0.1 (inverted), server 8.8.8.8
+    ['2001:0:a00:1:0:0:f7f7:f7f7', false], // server 10.0.0.1, client 8.8.8.8
+    ['2001:0:808:808:0:0:f7f7:f7f7', true],
+    ['2001:4860:4860::8888', true],
     ['not-an-ip', false],
   ])('isPublicAddress(%s) is %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected)
