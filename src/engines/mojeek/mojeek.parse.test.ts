@@ -78,6 +78,9 @@ describe('detectMojeekBlock', () => {
     expect(detectMojeekBlock({ status: 403, url: SEARCH_URL, body: blocked })?.reason).toBe('Mojeek blocked automated queries')
     expect(detectMojeekBlock({ status: 200, url: SEARCH_URL, body: blocked })?.reason).toBe('Mojeek blocked automated queries')
     expect(detectMojeekBlock({ status: 403, url: SEARCH_URL, body: '' })?.reason).toBe('HTTP 403 from Mojeek')
+    const refused = '<html><head><title>403 - Forbidden</title></head><body><p>Sorry, access denied because of wrong request parameters.</p></body></html>'
+    expect(detectMojeekBlock({ status: 403, url: SEARCH_URL, body: refused })?.reason).toBe('Mojeek refused the request parameters (HTTP 403)')
+    expect(detectMojeekBlock({ status: 200, url: SEARCH_URL, body: PAGE.replace('</body>', '<p>wrong request parameters</p></body>') })).toBeNull()
     expect(detectMojeekBlock({ status: 429, url: SEARCH_URL, body: PAGE })?.reason).toBe('HTTP 429 from Mojeek')
     const cf = '<html><head><title>Just a moment...</title></head><body><div class="cf-chl-widget"></div></body></html>'
     expect(detectMojeekBlock({ status: 503, url: SEARCH_URL, body: cf })?.reason).toBe('Cloudflare challenge page')
@@ -106,7 +109,7 @@ describe('mojeekProvider', () => {
       return { status: 200, url, body: PAGE }
     }
     const page = await mojeekProvider.search.run(base, fetch)
-    expect(urls).toEqual(['https://www.mojeek.com/search?q=javascript%20tutorial&safe=0&lb=en&arc=us'])
+    expect(urls).toEqual(['https://www.mojeek.com/search?q=javascript%20tutorial&safe=0'])
     expect(page.results[0]?.link).toBe('https://javascript.info/')
     expect(mojeekProvider.detectBlock({ status: 403, url: urls[0] ?? '', body: '' })).not.toBeNull()
   })

@@ -8,8 +8,24 @@ const NOW = new Date('2026-03-17T12:00:00Z')
 const params = (r: Partial<SearchRequest>) => Object.fromEntries(new URL(buildMojeekSearchRequest({ ...base, ...r }, NOW).url).searchParams)
 
 describe('buildMojeekSearchRequest', () => {
-  it('asks /search with q, safe, language and region, and no start on page 1', () => {
-    expect(buildMojeekSearchRequest(base, NOW).url).toBe('https://www.mojeek.com/search?q=javascript%20tutorial&safe=0&lb=en&arc=us')
+  it('asks /search with q and safe only, and no start on page 1', () => {
+    expect(buildMojeekSearchRequest(base, NOW).url).toBe('https://www.mojeek.com/search?q=javascript%20tutorial&safe=0')
+  })
+
+  it('never puts lb or arc in the URL (a 403 for wrong request parameters): they go as cookies only', () => {
+    const variants: Partial<SearchRequest>[] = [
+      {},
+      { language: 'pt-BR', country: 'br' },
+      { language: 'de', country: 'de', page: 3, num: 20, time: 'week', safe: 'active' },
+    ]
+    for (const v of variants) {
+      const r = buildMojeekSearchRequest({ ...base, ...v }, NOW)
+      const keys = [...new URL(r.url).searchParams.keys()]
+      expect(keys).not.toContain('lb')
+      expect(keys).not.toContain('arc')
+      expect(keys.every((k) => ['q', 's', 't', 'since', 'safe'].includes(k))).toBe(true)
+      expect(r.headers.Cookie).toMatch(/^lb=[a-z]+; arc=[a-z]+$/)
+    }
   })
 
   it('pages with a 1-based s, and asks for more than ten with t', () => {
@@ -29,7 +45,7 @@ describe('buildMojeekSearchRequest', () => {
 
   it('maps safe, language and country', () => {
     expect(params({ safe: 'active' }).safe).toBe('1')
-    expect(params({ language: 'pt-BR', country: 'br' })).toMatchObject({ lb: 'pt', arc: 'br' })
+    expect(buildMojeekSearchRequest({ ...base, language: 'pt-BR', country: 'br' }, NOW).headers.Cookie).toBe('lb=pt; arc=br')
   })
 
   it('sends browser headers and the lb / arc preference cookies', () => {

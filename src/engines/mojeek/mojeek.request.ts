@@ -30,8 +30,9 @@ export function mojeekSince(time: NonNullable<SearchRequest['time']>, now: Date)
 /**
  * The Mojeek URL and headers for `req`. `s` (1-based start) is only sent past the first page:
  * Mojeek rate limits clients that send it on page 1. `t` (results per page, default 10) only when
- * more are wanted, so ordinary requests look like the site's own. Language and region go both as
- * parameters and as the `lb` / `arc` preference cookies the site sets itself.
+ * more are wanted, so ordinary requests look like the site's own. Language and region go only as
+ * the `lb` / `arc` preference cookies the site sets itself: as URL parameters they get a 403
+ * ("access denied because of wrong request parameters", SearXNG PR #6120).
  */
 export function buildMojeekSearchRequest(req: SearchRequest, now: Date = new Date()): MojeekRequest {
   const lang = (req.language.split('-')[0] ?? req.language).toLowerCase()
@@ -41,7 +42,7 @@ export function buildMojeekSearchRequest(req: SearchRequest, now: Date = new Dat
   if (offset > 0) params.push(['s', String(offset + 1)])
   if (req.num > 10) params.push(['t', String(req.num)])
   if (req.time) params.push(['since', mojeekSince(req.time, now)])
-  params.push(['safe', req.safe === 'active' ? '1' : '0'], ['lb', lang], ['arc', region])
+  params.push(['safe', req.safe === 'active' ? '1' : '0'])
   const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')
   return {
     url: `${MOJEEK_SEARCH_URL}?${query}`,
