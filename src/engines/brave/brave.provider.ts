@@ -22,9 +22,11 @@ const bravePageProvider: Provider = {
   capabilities: { verticals: ['search'], params: PARAMS, siteOperator: true },
   search: {
     async run(req, fetch) {
-      const { url, headers, skip } = buildBraveRequest(req)
-      const fetched = await fetch(url, headers)
-      return dropLeading(parseBraveSearch(fetched.body), skip)
+      const request = buildBraveRequest(req)
+      // Past result 200 Brave has nothing to show and flags whoever asks: answered empty (free), unasked.
+      if (!request) return { results: [], parse_quality: 'empty' }
+      const fetched = await fetch(request.url, request.headers)
+      return dropLeading(parseBraveSearch(fetched.body), request.skip)
     },
   },
   verticals: {},

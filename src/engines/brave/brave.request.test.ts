@@ -3,27 +3,53 @@ import { searchRequest } from '../../../test/support/engine-requests.ts'
 import type { EngineFetch } from '../engine.ts'
 import type { SearchRequest } from '../engine.types.ts'
 import { braveProvider } from './brave.provider.ts'
-import { buildBraveRequest, uiLang } from './brave.request.ts'
+import { BRAVE_MAX_OFFSET, type BraveRequest, buildBraveRequest, uiLang } from './brave.request.ts'
 
 const base = searchRequest({ engine: 'brave', q: 'h&m home' })
-const params = (r: Partial<SearchRequest>) => new URL(buildBraveRequest({ ...base, ...r }).url).searchParams
+/** The request for `req`, which must be one Brave can serve. */
+const build = (req: SearchRequest): BraveRequest => {
+  const r = buildBraveRequest(req)
+  if (!r) throw new Error('no request built')
+  return r
+}
+const params = (r: Partial<SearchRequest>) => new URL(build({ ...base, ...r }).url).searchParams
 
 describe('buildBraveRequest', () => {
   it('asks search.brave.com/search with q and source=web', () => {
-    const { url, skip } = buildBraveRequest(base)
+    const { url, skip } = build(base)
     expect(url).toBe('https://search.brave.com/search?q=h%26m%20home&source=web')
     expect(skip).toBe(0)
   })
 
   it('pages by page index (20 results a page) and drops the part of the page before the offset', () => {
     expect(params({ page: 2, num: 10 }).get('offset')).toBeNull()
-    expect(buildBraveRequest({ ...base, page: 2, num: 10 }).skip).toBe(10)
+    expect(build({ ...base, page: 2, num: 10 }).skip).toBe(10)
     expect(params({ page: 3, num: 10 }).get('offset')).toBe('1')
-    expect(buildBraveRequest({ ...base, page: 3, num: 10 }).skip).toBe(0)
+    expect(build({ ...base, page: 3, num: 10 }).skip).toBe(0)
     expect(params({ page: 2, num: 20 }).get('offset')).toBe('1')
     expect(params({ page: 2, num: 50 }).get('offset')).toBe('2')
-    expect(buildBraveRequest({ ...base, page: 2, num: 50 }).skip).toBe(10)
+    expect(build({ ...base, page: 2, num: 50 }).skip).toBe(10)
     expect(params({ offset: 45 }).get('offset')).toBe('2')
+  })
+
+  it('never asks an offset above 9: the last reachable page is offset 9 (results 181-200), past it nothing is built', () => {
+    expect(BRAVE_MAX_OFFSET).toBe(9)
+    // Every page and size Trawl takes (num up to 100, page up to 10) maps to offset 0-9 or to no request.
+    for (const num of [10, 20, 30, 50, 100] as const) {
+      for (let page = 1; page <= 10; page++) {
+        const r = buildBraveRequest({ ...base, num, page })
+        const start = (page - 1) * num
+        if (start >= 200) expect(r, `num=${num} page=${page}`).toBeUndefined()
+        else expect(Number(new URL(r?.url ?? '').searchParams.get('offset') ?? 0)).toBe(Math.floor(start / 20))
+      }
+    }
+    expect(params({ page: 10, num: 20 }).get('offset')).toBe('9')
+    expect(params({ page: 7, num: 30 }).get('offset')).toBe('9')
+    expect(build({ ...base, page: 7, num: 30 }).skip).toBe(0)
+    expect(params({ offset: 199 }).get('offset')).toBe('9')
+    expect(buildBraveRequest({ ...base, offset: 200 })).toBeUndefined()
+    expect(buildBraveRequest({ ...base, page: 3, num: 100 })).toBeUndefined()
+    expect(buildBraveRequest({ ...base, page: 5, num: 50 })).toBeUndefined()
   })
 
   it('maps time to tf (hour becomes the past day) and autocorrect=false to spellcheck=0', () => {
@@ -37,12 +63,12 @@ describe('buildBraveRequest', () => {
   })
 
   it('sends country, language and safe search as the settings cookies, with browser headers', () => {
-    const { headers } = buildBraveRequest({ ...base, country: 'de', language: 'de', safe: 'active' })
+    const { headers } = build({ ...base, country: 'de', language: 'de', safe: 'active' })
     expect(headers.Cookie).toBe('country=de; ui_lang=de-de; safesearch=strict; useLocation=0; summarizer=0')
     expect(headers['Accept-Language']).toBe('de,en;q=0.8')
     expect(headers['User-Agent']).toMatch(/Chrome\/\d+/)
     expect(headers.Accept).toMatch(/^text\/html/)
-    expect(buildBraveRequest(base).headers.Cookie).toContain('safesearch=off')
+    expect(build(base).headers.Cookie).toContain('safesearch=off')
     expect(uiLang('pt-BR', 'us')).toBe('pt-br')
   })
 })
@@ -72,5 +98,16 @@ describe('braveProvider without a key: the result page', () => {
     expect(calls[0]?.[0]).toBe('https://search.brave.com/search?q=h%26m%20home&source=web')
     expect(calls[0]?.[3]).toBeUndefined()
     expect(page.results.map((r) => [r.position, r.title])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, `R${i + 11}`]))
+  })
+
+  it('answers a window past result 200 empty without asking Brave', async () => {
+    const calls: string[] = []
+    const fetch: EngineFetch = async (url) => {
+      calls.push(url)
+      return { status: 200, url, body: '' }
+    }
+    expect(await provider.search.run({ ...base, num: 100, page: 3 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(await provider.search.run({ ...base, num: 50, page: 10 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(calls).toEqual([])
   })
 })

@@ -1,7 +1,9 @@
 /**
  * Builds the Brave Search web page request (search.brave.com/search). Brave pages by page index
  * (`offset`=0,1,2…) with 20 results a page and has no count parameter; region, interface
- * language and safe search are the cookies its own settings page sets.
+ * language and safe search are the cookies its own settings page sets. It serves 10 pages at
+ * most: an `offset` above 9 returns nothing and gets the client flagged as a bot (SearXNG's
+ * searx/engines/brave.py, `max_page`), so it is never sent.
  */
 
 import { acceptLanguage } from '../accept-language.ts'
@@ -17,6 +19,8 @@ export interface BraveRequest {
 export const BRAVE_ENDPOINT = 'https://search.brave.com/search'
 /** Web results on one Brave page. */
 export const BRAVE_PAGE_SIZE = 20
+/** The last page index Brave serves: results 1-200 are all it shows for a query. */
+export const BRAVE_MAX_OFFSET = 9
 
 export const BRAVE_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36'
 
@@ -34,9 +38,14 @@ export function startOf(req: { offset?: number; page: number; num: number }): nu
   return Math.max(0, req.offset ?? (req.page - 1) * req.num)
 }
 
-export function buildBraveRequest(req: SearchRequest): BraveRequest {
+/**
+ * The page request holding the first wanted result, or undefined when that result lies past the
+ * tenth page (result 200), which Brave never serves: asking would only mark the client as a bot.
+ */
+export function buildBraveRequest(req: SearchRequest): BraveRequest | undefined {
   const start = startOf(req)
   const pageIndex = Math.floor(start / BRAVE_PAGE_SIZE)
+  if (pageIndex > BRAVE_MAX_OFFSET) return undefined
   const params: [string, string][] = [
     ['q', req.q],
     ['source', 'web'],
