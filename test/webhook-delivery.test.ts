@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -5,16 +6,19 @@ import pino from 'pino'
 import { afterEach, describe, expect, test } from 'vitest'
 import { loadConfig } from '../src/config.ts'
 import { createAccount, patchAccount } from '../src/features/accounts/accounts.service.ts'
+import { REFUSED_ADDRESS_ERROR } from '../src/features/webhooks/webhook.deliver.ts'
 import { enqueueWebhook, getWebhookDelivery, webhookDeliveryStatus } from '../src/features/webhooks/webhooks.service.ts'
 import { retryDelayMs, startWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../src/features/webhooks/webhooks.worker.ts'
 import { claimDue } from '../src/jobs/lease.ts'
 import { openStore, type Store } from '../src/store/database.ts'
+import { fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 import { startReceiver, verifyStandardSignature, verifyTrawlSignature, waitFor } from './support/webhook-receiver.ts'
 
 const silent = pino({ level: 'silent' })
+const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html')
 const cleanups: (() => Promise<unknown> | unknown)[] = []
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn()
@@ -162,8 +166,8 @@ describe('delivery', () => {
     expect(r.hits).toHaveLength(1)
   })
 
-  test('private addresses are refused unless TRAWL_ALLOW_PRIVATE_NETWORK=true; the receiver sees nothing', async () => {
-    const trawl = await fresh({ TRAWL_ALLOW_PRIVATE_NETWORK: 'false', TRAWL_WEBHOOK_RETRY_BASE_MS: '60000' })
+  test('private addresses are refused unless TRAWL_ALLOW_PRIVATE_NETWORK=true: failed at the first attempt, the receiver sees nothing', async () => {
+    const trawl = await fresh({ TRAWL_ALLOW_PRIVATE_NETWORK: 'false', TRAWL_WEBHOOK_RETRY_BASE_MS: '10' })
     const r = await receiver()
     const { accountId } = await accountWithWebhook(trawl, r.url)
     worker(trawl.services)
@@ -171,14 +175,74 @@ describe('delivery', () => {
     const byIp = (await enqueueWebhook(store, { accountId, event: 'crawl.completed', payload: {} }))!
     const byName = (await enqueueWebhook(store, { accountId, event: 'crawl.completed', url: r.url.replace('127.0.0.1', 'localhost'), payload: {} }))!
     for (const { id } of [byIp, byName]) {
-      const row = await waitFor(async () => {
-        const d = await getWebhookDelivery(store, id)
-        return d?.attempts === 1 && d.status === 'queued' ? d : null
+      // No retry: every later attempt would be refused the same way.
+      expect(await finished(store, id)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        last_status_code: null,
+        last_error: REFUSED_ADDRESS_ERROR,
+        lease_owner: null,
       })
-      // Retried like any failed attempt (DNS answers can change), 60 s later here.
-      expect(row.last_error).toBe('refused: the webhook URL resolves to a private or reserved address')
-      expect(row.run_at).toBeGreaterThan(Date.now() + 50_000)
     }
+    await sleep(200)
+    expect((await getWebhookDelivery(store, byIp.id))?.attempts).toBe(1)
+    expect(r.hits).toHaveLength(0)
+  })
+
+  test('through the API: a batch.completed to a refused address fails at once, and the dashboard deliveries say why', async () => {
+    const up = await fakeUpstream(htmlPage(COFFEE))
+    cleanups.push(() => up.close())
+    const trawl = await startTrawl(
+      { TRAWL_ALLOW_PRIVATE_NETWORK: 'false', TRAWL_WEBHOOK_RETRY_BASE_MS: '10', TRAWL_SCHEDULER_POLL_MS: '50', TRAWL_UPSTREAM_HOSTS: `*=${up.url}` },
+      { workers: true },
+    )
+    cleanups.push(() => trawl.close())
+    const r = await receiver()
+    const email = `${randomUUID()}@example.test`
+    const { key } = await trawl.account({ email, password: 'owner-password', plan: 'enterprise', rate_limit_rps: 100, credits: 10 })
+    const login = await fetch(`${trawl.base}/app/api/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: trawl.base },
+      body: JSON.stringify({ email, password: 'owner-password' }),
+    })
+    expect(login.status).toBe(200)
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!
+    const dashboard = (method: string, path: string, body?: unknown) =>
+      fetch(`${trawl.base}/app/api${path}`, {
+        method,
+        headers: { cookie, origin: trawl.base, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    expect((await dashboard('PUT', '/v1/webhook', { url: r.url })).status).toBe(200)
+
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${trawl.base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    const queued = await api('POST', '/v1/batches', { endpoint: 'search', requests: [{ q: 'coffee' }] })
+    expect(queued.status).toBe(202)
+    const id = (await queued.json()).batches[0].id as string
+    const job = await waitFor(async () => {
+      const view = await (await api('GET', `/v1/batches/${id}`)).json()
+      return view.webhook_status && view.webhook_status !== 'pending' ? view : null
+    })
+    expect(job).toMatchObject({ status: 'done', webhook_status: 'failed' })
+
+    const { deliveries } = await (await dashboard('GET', '/v1/webhook/deliveries')).json()
+    expect(deliveries).toEqual([
+      expect.objectContaining({
+        event: 'batch.completed',
+        url: r.url,
+        status: 'failed',
+        attempts: 1,
+        response_code: null,
+        error: REFUSED_ADDRESS_ERROR,
+        delivered_at: null,
+        next_attempt_at: null,
+      }),
+    ])
     expect(r.hits).toHaveLength(0)
   })
 })

@@ -10,7 +10,13 @@ export interface SendOptions {
   addressPolicy?: AddressPolicy
 }
 
-export type SendResult = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string }
+/**
+ * `permanent`: no later attempt can go differently (a URL that is not an http(s) URL, or one the
+ * address policy refuses), so the delivery fails at once instead of being retried.
+ */
+export type SendResult = { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string; permanent?: true }
+
+export const REFUSED_ADDRESS_ERROR = 'refused: the webhook URL resolves to a private or reserved address'
 
 /** A receiver's answer is only diagnostics; a little is kept for last_error, the rest is dropped. */
 const RESPONSE_SNIPPET_BYTES = 512
@@ -25,7 +31,7 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
   try {
     url = parseHttpUrl(rawUrl)
   } catch (e) {
-    return { ok: false, statusCode: null, error: (e as Error).message }
+    return { ok: false, statusCode: null, error: (e as Error).message, permanent: true }
   }
   const deadline = AbortSignal.timeout(opts.timeoutMs)
   const { dispatcher, release } = guardedDispatcher(opts)
@@ -39,6 +45,7 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
     }
     return { ok: false, statusCode: status, error: `HTTP ${status}${snippet ? `: ${snippet}` : ''}` }
   } catch (e) {
+    if (findBlocked(e)) return { ok: false, statusCode: null, error: REFUSED_ADDRESS_ERROR, permanent: true }
     return { ok: false, statusCode: null, error: describeFailure(e, deadline, opts.timeoutMs) }
   } finally {
     release()
@@ -65,7 +72,6 @@ async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): void; on(e
 }
 
 function describeFailure(e: unknown, deadline: AbortSignal, timeoutMs: number): string {
-  if (findBlocked(e)) return 'refused: the webhook URL resolves to a private or reserved address'
   if (deadline.aborted) return `no answer within ${timeoutMs} ms`
   const code = (e as { code?: string }).code ?? ''
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name does not resolve'

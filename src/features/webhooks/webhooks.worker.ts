@@ -106,7 +106,8 @@ export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log
     const now = Date.now()
     if (result.ok) return { status: 'delivered', run_at: row.run_at, delivered_at: now, last_error: null, last_status_code: result.statusCode }
     const failure = { last_error: result.error, last_status_code: result.statusCode, delivered_at: null }
-    if (row.attempts >= maxAttempts) return { ...failure, status: 'failed', run_at: row.run_at }
+    // A URL the address policy refuses (or no URL at all) is refused again on every retry.
+    if (result.permanent || row.attempts >= maxAttempts) return { ...failure, status: 'failed', run_at: row.run_at }
     return { ...failure, status: 'queued', run_at: now + retryDelayMs(row.attempts, retryBaseMs) }
   }
 
