@@ -1,8 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { crawlJobKind } from '../src/features/crawl/crawl.worker.ts'
+import { claimDue } from '../src/jobs/lease.ts'
 import { siteKey } from '../src/site/urls/url.canonical.ts'
+import { openStore, type Store } from '../src/store/database.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { article, type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { createTestDatabase } from './support/postgres.ts'
@@ -62,6 +66,106 @@ async function expectSeriesStreamed(t: Trawl, key: string) {
   expect(task.result.pages[SERIES].markdown).toContain('Series part 149 paragraph 3')
   expect(task.result.pages[0].markdown).toContain('Series index: crème brûlée, 東京 🙂 paragraph 1')
   expect(task).toMatchObject({ credits_used: SERIES + 1, result: { stats: { pages: SERIES + 1, failed: 0 } } })
+}
+
+/**
+ * The store `store` with one difference: the first transaction that does not begin with an INSERT
+ * (a crawl's end, not a page's charge) stops after its first statement until `resume()`, so
+ * another worker can act between the ending worker's first statement and the rest.
+ */
+function pausingStore(store: Store) {
+  let armed = true
+  let pauseNext = false
+  let reached = () => {}
+  let resume = () => {}
+  const atPause = new Promise<void>((r) => {
+    reached = r
+  })
+  const gate = new Promise<void>((r) => {
+    resume = r
+  })
+  const paused: Store = {
+    ...store,
+    transaction: (fn) =>
+      store.db.transaction().execute((tx) => {
+        let first = true
+        return fn(
+          tx.withPlugin({
+            transformQuery: (args) => {
+              if (first) {
+                first = false
+                pauseNext = armed && args.node.kind !== 'InsertQueryNode'
+                if (pauseNext) armed = false
+              }
+              return args.node
+            },
+            transformResult: async (args) => {
+              if (pauseNext) {
+                pauseNext = false
+                reached()
+                await gate
+              }
+              return args.result
+            },
+          }),
+        )
+      }),
+  }
+  return { store: paused, atPause, resume }
+}
+
+/**
+ * Worker A's lease on a crawl has lapsed as it ends the crawl; worker B (another process: another
+ * connection) claims the crawl after A's first statement of the ending transaction, runs it if it
+ * got it, then A goes on. The crawl ends once: one refund, one crawl.completed, the books balanced.
+ */
+async function raceTakeoverWithEnd(t: Trawl, other: Store) {
+  const { id: accountId, key } = await t.account({ plan: 'pro', credits: 100 })
+  const body = { url: `${site.url}/blog/`, limit: 10, sitemap: 'skip', max_depth: 1, webhook_url: 'http://127.0.0.1:9/never-sent' }
+  const created = await (await call(t, key, 'POST', '/v1/crawl', body)).json()
+  const id = created.id as string
+  const store = t.services.store
+  expect(await claimDue(store, 'crawls', { workerId: 'worker-a', leaseMs: 60_000, limit: 1 })).toEqual([id])
+  // A is slow: its lease has lapsed, though no one has taken the crawl yet.
+  await store.db
+    .updateTable('crawls')
+    .set({ lease_expires_at: Date.now() - 1 })
+    .where('id', '=', id)
+    .execute()
+
+  const a = pausingStore(store)
+  const ending = crawlJobKind({ ...t.services, store: a.store }, t.app.log).run(id, { workerId: 'worker-a', interrupted: () => false })
+  const endingDone = ending.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  await a.atPause
+  // B tries to take the crawl over. On SQLite the ending worker may hold the write lock: B's
+  // process would wait for it; here B is told at once (busy_timeout 0) rather than stall this one.
+  if (other.dialect === 'sqlite') await sql`pragma busy_timeout = 0`.execute(other.db)
+  const claimed = await claimDue(other, 'crawls', { workerId: 'worker-b', leaseMs: 60_000, limit: 1 }).catch((e: { code?: string }) => {
+    if (e.code === 'SQLITE_BUSY') return []
+    throw e
+  })
+  if (other.dialect === 'sqlite') await sql`pragma busy_timeout = 5000`.execute(other.db)
+  if (claimed.includes(id)) await crawlJobKind({ ...t.services, store: other }, t.app.log).run(id, { workerId: 'worker-b', interrupted: () => false })
+  a.resume()
+  await endingDone
+
+  const task = await ended(t, key, id)
+  expect(task).toMatchObject({ status: 'completed', credits_used: 5 })
+  const refunds = await store.db.selectFrom('ledger').select('amount_mc').where('account_id', '=', accountId).where('kind', '=', 'refund').execute()
+  expect(refunds).toHaveLength(1)
+  const hooks = await store.db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('event', '=', 'crawl.completed')
+    .execute()
+  expect(hooks).toHaveLength(1)
+  expect(await expectBooksBalanced(t, accountId)).toBe(95)
+  // Whoever ended it, the crawl is no one's any more: no later claim finds it.
+  expect(await claimDue(other, 'crawls', { workerId: 'worker-c', leaseMs: 60_000, limit: 1 })).toEqual([])
 }
 
 describe('/v1/crawl', () => {
@@ -284,6 +388,19 @@ describe('/v1/crawl without a running worker', () => {
     }
   })
 
+  test('a takeover while a worker ends the crawl: it ends once, refunded once (SQLite, two connections)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-takeover-'))
+    const t = await startTrawl(ENV, { databaseDir: dir })
+    const other = await openStore(`sqlite:${join(dir, 'trawl.db')}`)
+    try {
+      await raceTakeoverWithEnd(t, other)
+    } finally {
+      await other.close()
+      await t.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a crawl interrupted by a shutdown restarts from the beginning on the next start, charging each page once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'trawl-restart-'))
     site.set('/docs/guide', { status: 200, body: '', delayMs: 2500 })
@@ -314,6 +431,19 @@ describe('/v1/crawl without a running worker', () => {
 })
 
 describe.skipIf(skipWithoutPostgres)('/v1/crawl on PostgreSQL', () => {
+  test('a takeover while a worker ends the crawl: it ends once, refunded once', async () => {
+    const db = await createTestDatabase()
+    const t = await startTrawl({ ...ENV, TRAWL_DATABASE_URL: db.url })
+    const other = await openStore(db.url)
+    try {
+      await raceTakeoverWithEnd(t, other)
+    } finally {
+      await other.close()
+      await t.close()
+      await db.drop()
+    }
+  })
+
   test('two worker processes share the queue; each crawl runs once and the books balance', async () => {
     const db = await createTestDatabase()
     const a = await startTrawl({ ...ENV, TRAWL_DATABASE_URL: db.url }, { workers: true })

@@ -34,6 +34,30 @@ export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
 
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
+/**
+ * Ends a running crawl for the worker that still holds its lease, and returns the row as ended;
+ * null when the lease was lost (the caller writes nothing else). It is the first statement of the
+ * ending transaction: on PostgreSQL it locks the row until the commit, so a takeover's claim skips
+ * it (SKIP LOCKED) and nothing is read before the lock that the refund could be computed from; on
+ * SQLite it takes the write lock.
+ */
+export async function endLeasedCrawl(
+  tx: Tx,
+  id: string,
+  workerId: string,
+  patch: Pick<CrawlRow, 'status' | 'result' | 'error' | 'progress' | 'completed_at' | 'expires_at'>,
+): Promise<CrawlRow | null> {
+  const row = await tx
+    .updateTable('crawls')
+    .set({ ...patch, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+    .returningAll()
+    .executeTakeFirst()
+  return row ?? null
+}
+
 /** A read page as a crawl stores it: its JSON as the result lists it, and its place there. */
 export interface StoredCrawlPage {
   json: string
@@ -42,7 +66,8 @@ export interface StoredCrawlPage {
 
 /**
  * Records a read page and pays for it; false when this crawl already paid for it (a restarted
- * crawl: the page is replaced, not charged again) or its reservation is spent (nothing is kept).
+ * crawl: the page is replaced, not charged again) or its reservation is spent or the crawl has
+ * ended (a worker that lost its lease reading on: nothing is kept, the ended crawl's refund stands).
  * On SQLite the statements join the group commit (one transaction for every page, debit and
  * request of the moment, store/group-commit.ts) instead of a transaction each.
  */
@@ -81,6 +106,7 @@ async function chargeCrawlPageIn(tx: Tx, crawlId: string, urlKey: string, mc: nu
     .updateTable('crawls')
     .set((eb) => ({ credits_used_mc: eb('credits_used_mc', '+', mc) }))
     .where('id', '=', crawlId)
+    .where('status', '=', 'running')
     .where((eb) => eb(eb('credits_used_mc', '+', mc), '<=', eb.ref('credits_reserved_mc')))
     .executeTakeFirst()
   if (Number(charged.numUpdatedRows) === 0) {
@@ -131,7 +157,9 @@ const preparedCrawlPages = new WeakMap<SqliteDatabase.Database, ReturnType<typeo
 const prepareCrawlPages = (raw: SqliteDatabase.Database) => ({
   insert: raw.prepare('insert into crawl_pages (crawl_id, url_key, charged_mc, page, seq) values (?, ?, ?, ?, ?) on conflict (crawl_id, url_key) do nothing'),
   replace: raw.prepare('update crawl_pages set page = ?, seq = ? where crawl_id = ? and url_key = ?'),
-  charge: raw.prepare('update crawls set credits_used_mc = credits_used_mc + ? where id = ? and credits_used_mc + ? <= credits_reserved_mc'),
+  charge: raw.prepare(
+    "update crawls set credits_used_mc = credits_used_mc + ? where id = ? and status = 'running' and credits_used_mc + ? <= credits_reserved_mc",
+  ),
   remove: raw.prepare('delete from crawl_pages where crawl_id = ? and url_key = ?'),
 })
 function crawlPageStatements(raw: SqliteDatabase.Database) {

@@ -12,7 +12,7 @@ import { pagePriceMc, readPage } from '../reading/page-read.service.ts'
 import { enqueueWebhook } from '../webhooks/webhooks.service.ts'
 import { type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
 import { CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.service.ts'
-import { chargeCrawlPage, findCrawlById } from './crawl.store.ts'
+import { chargeCrawlPage, endLeasedCrawl, findCrawlById, updateCrawl } from './crawl.store.ts'
 import { readSitemaps, sitemapStarts } from './site.discovery.ts'
 import { pathFilter } from './site.params.ts'
 
@@ -127,7 +127,7 @@ export function crawlJobKind(
     }
     // Stopping, or the lease was lost: back to the queue (fenced on the lease, so a lost one changes nothing).
     if (interrupted() && !cancel) return requeue(id)
-    await finish(id, outcome, cancel)
+    await finish(id, request, outcome, cancel)
   }
 
   const readOne = async (url: string, request: CrawlRequest, onFetched: () => void): Promise<ReadOutcome | ReadFailure> => {
@@ -170,22 +170,42 @@ export function crawlJobKind(
     log.info({ crawl: id }, 'crawl interrupted; queued to restart')
   }
 
-  /** Final state, refund of the unread reservation and the webhook, in one transaction. */
-  const finish = async (id: string, outcome: CrawlOutcome, canceled: boolean) => {
+  /**
+   * Final state, refund of the unread reservation and the webhook, in one transaction that starts
+   * with the state, written only while this worker holds the lease (endLeasedCrawl): a worker
+   * that lost it at the last moment writes nothing, and the refund is computed from the row as
+   * locked, so a takeover can never make two workers end the crawl and refund it.
+   */
+  const finish = async (id: string, request: CrawlRequest, outcome: CrawlOutcome, canceled: boolean) => {
     const now = Date.now()
+    const noPages = outcome.pages === 0 && !canceled
+    const status: CrawlRow['status'] = canceled ? 'canceled' : noPages ? 'failed' : 'completed'
+    const error = canceled
+      ? { code: 'canceled', message: `canceled after ${outcome.pages} pages` }
+      : noPages
+        ? { code: 'no_pages', message: 'nothing readable was found; the reservation was refunded' }
+        : null
+    // The pages are in crawl_pages already; crawl.view.ts puts them in the result when it is read.
+    const result = { url: request.url, failed: outcome.failed, stats: outcome.stats }
     await store.transaction(async (tx) => {
-      const row = await tx.selectFrom('crawls').selectAll().where('id', '=', id).where('lease_owner', '=', workerId).executeTakeFirst()
-      if (!row) return // lost the lease at the last moment: the new owner finishes it
-      const request = JSON.parse(row.request) as CrawlRequest
-      const noPages = outcome.pages === 0 && !canceled
-      const status: CrawlRow['status'] = canceled ? 'canceled' : noPages ? 'failed' : 'completed'
-      const error = canceled
-        ? { code: 'canceled', message: `canceled after ${outcome.pages} pages` }
-        : noPages
-          ? { code: 'no_pages', message: 'nothing readable was found; the reservation was refunded' }
-          : null
-      // The pages are in crawl_pages already; crawl.view.ts puts them in the result when it is read.
-      const result = { url: request.url, failed: outcome.failed, stats: outcome.stats }
+      const row = await endLeasedCrawl(tx, id, workerId, {
+        status,
+        result: JSON.stringify(result),
+        error: error ? JSON.stringify(error) : null,
+        progress: JSON.stringify({
+          pages_done: outcome.pages,
+          pages_failed: outcome.failed.length,
+          pages_queued: 0,
+          pages_discovered: outcome.stats.discovered,
+          limit: request.limit,
+        }),
+        completed_at: now,
+        expires_at: now + CRAWL_RESULT_TTL_MS,
+      })
+      if (!row) {
+        log.info({ crawl: id }, 'crawl lease lost before it ended; the worker that holds it ends it')
+        return
+      }
       const unused = row.credits_reserved_mc - row.credits_used_mc
       if (unused > 0) {
         await refund(
@@ -216,27 +236,7 @@ export function crawlJobKind(
         },
         tx,
       )
-      await tx
-        .updateTable('crawls')
-        .set({
-          status,
-          result: JSON.stringify(result),
-          error: error ? JSON.stringify(error) : null,
-          progress: JSON.stringify({
-            pages_done: outcome.pages,
-            pages_failed: outcome.failed.length,
-            pages_queued: 0,
-            pages_discovered: outcome.stats.discovered,
-            limit: request.limit,
-          }),
-          completed_at: now,
-          expires_at: now + CRAWL_RESULT_TTL_MS,
-          lease_owner: null,
-          lease_expires_at: null,
-          webhook_delivery_id: delivery?.id ?? null,
-        })
-        .where('id', '=', id)
-        .execute()
+      if (delivery) await updateCrawl(tx, id, { webhook_delivery_id: delivery.id })
       log.info({ crawl: id, status, pages: outcome.pages, stopped: outcome.stats.stopped }, 'crawl ended')
     })
   }
