@@ -14,6 +14,8 @@ interface Expected {
   /** Results that rightly point at bing.com (the query "bing" finds bing.com itself). */
   bingLinks?: string[]
   blocked?: boolean
+  /** Places of the local pack. */
+  places?: number
 }
 
 // Facts read off each capture by hand. Three 2022 archive captures of popular queries are Bing's
@@ -58,6 +60,7 @@ const EXPECTED: Record<string, Expected> = {
   'zlurad-bing-nojs': { count: 10, total: 106_000_000, first: { title: 'Bing', link: 'https://www.bing.com/' }, bingLinks: ['https://www.bing.com/'] },
   'zlurad-coffee-nojs': {
     count: 4,
+    places: 5,
     total: 77_100_000,
     first: { title: 'coffee - English-Spanish Dictionary - …', link: 'http://www.wordreference.com/es/translation.asp?tranword=coffee' },
   },
@@ -83,6 +86,7 @@ describe('parseBingSearch: every capture', () => {
       expect(parsed.total_results).toBe(want.total)
       if (want.first) expect(parsed.results[0]).toMatchObject({ position: 1, ...want.first })
       expect(parsed.results.map((r) => r.position)).toEqual(parsed.results.map((_, i) => i + 1))
+      expect(parsed.places?.length ?? 0).toBe(want.places ?? 0)
       for (const r of parsed.results) {
         expect(r.title).toBeTruthy()
         expect(r.link).toMatch(/^https?:\/\//)
@@ -163,6 +167,110 @@ describe('parseBingSearch: details', () => {
     expect(parsed.parse_quality).toBe('partial')
     expect(parsed.results).toEqual([{ position: 1, title: 'Kept', link: 'https://example.com/a', domain: 'example.com', snippet: 'Text here' }])
     expect(parseBingSearch('<ol id="b_results"><li class="b_algo"><h2>No link</h2></li></ol>').parse_quality).toBe('partial')
+  })
+})
+
+describe('parseBingSearch: the local pack', () => {
+  const HOTELS = readFixture('serp/bing/local/hotels-seattle.constructed.html').toString('utf8')
+
+  it('reads name, rating, review count, address, phone and website of each card (2021 capture)', () => {
+    expect(parseBingSearch(page('zlurad-coffee-nojs')).places).toEqual([
+      {
+        position: 1,
+        title: 'Brew Coffee',
+        rating: 5,
+        rating_count: 8,
+        address: 'Carrer de Roger de Flor, 102, 08013, Barcelona',
+        phone_number: '620 902 694',
+        website: 'https://one-week-in.com/best-coffee-shops-barcelona/',
+      },
+      { position: 2, title: 'Coffee', address: '14, 08002' },
+      {
+        position: 3,
+        title: 'SKYE Coffee',
+        rating: 5,
+        rating_count: 6,
+        address: 'Calle Pamplona 88, 08018, Barcelona',
+        phone_number: '699 542 148',
+        website: 'https://www.facebook.com/skyecoffeeco/',
+      },
+      {
+        position: 4,
+        title: 'Three Marks Coffee',
+        rating: 5,
+        rating_count: 9,
+        address: "Carrer d'Ausias Marc 151, 08013, Barcelona",
+        phone_number: '617 824 284',
+        website: 'http://threemarkscoffee.com/',
+      },
+      {
+        position: 5,
+        title: 'Dalston Coffee',
+        rating: 5,
+        rating_count: 67,
+        address: 'Carrer de Ramelleres, 16-20, 08001, Barcelona',
+        phone_number: '600 628 803',
+        website: 'https://www.dalstoncoffee.com/',
+      },
+    ])
+  })
+
+  it('reads hotel cards: decimal ratings, counts in titles and as "1.2K" or "N reviews", hotel class, tel: links, redirected websites', () => {
+    const parsed = parseBingSearch(HOTELS)
+    expect(parsed.results.map((r) => r.link)).toEqual(['https://www.example.org/seattle/hotels', 'https://travel.example.com/seattle'])
+    expect(parsed.places).toEqual([
+      {
+        position: 1,
+        title: 'Harborview Grand Hotel',
+        rating: 4.5,
+        rating_count: 2841,
+        type: '4-star hotel',
+        address: '1200 Harbor Ave, Seattle, WA 98101',
+        phone_number: '(206) 555-0143',
+        website: 'https://www.harborview-grand.example/',
+      },
+      // No address line: the directions link's address; the phone of its tel: link.
+      {
+        position: 2,
+        title: 'Pike Lane Inn',
+        rating: 4,
+        rating_count: 1200,
+        type: '3-star hotel',
+        address: '86 Pike St, Seattle, WA 98101',
+        phone_number: '+1 206-555-0178',
+      },
+      // Rating as text ("3.8/5"), the price and the opening hours left out of the kind.
+      { position: 3, title: 'Queen Anne Hostel', rating: 3.8, rating_count: 412, type: 'Hostel', address: '15 W Roy St, Seattle, WA 98119' },
+    ])
+  })
+
+  it('leaves out the side column, organic results and ads', () => {
+    const names = (parseBingSearch(HOTELS).places ?? []).map((p) => p.title)
+    expect(names).not.toContain('Seattle Visitor Center')
+    const html =
+      '<ol id="b_results"><li class="b_algo"><h2><a href="https://example.com/">Result</a></h2><div data-ypid="YN1x1"><div class="lc_content"><h2>Inside a result</h2></div></div></li></ol>' +
+      '<ol id="b_context"><li class="b_ans"><div data-ypid="YN1x2"><div class="lc_content"><h2>Side panel</h2></div></div></li></ol>'
+    expect(parseBingSearch(html).places).toBeUndefined()
+  })
+
+  it('a comma decimal in the rating label, and a phone area code is not a review count', () => {
+    const html =
+      '<ol id="b_results"><li class="b_ans"><div class="b_scard"><div class="lc_content"><h2>Café Sol</h2>' +
+      '<div class="b_factrow"><span class="csrc sc_rc1" role="img" aria-label="Valoración: 4,5 de 5"></span></div>' +
+      '<div class="b_factrow">Cafetería · (415) 551-1590</div></div></div></li></ol>'
+    expect(parseBingSearch(html).places).toEqual([{ position: 1, title: 'Café Sol', rating: 4.5, type: 'Cafetería', phone_number: '(415) 551-1590' }])
+  })
+
+  it("when no card can be read, the names of the map answer's business markers", () => {
+    const html =
+      '<ol id="b_results"><li class="b_ans b_mop"><div id="lMapContainer"><div data-resultsoverlay="{}"></div></div>' +
+      '<div etype="Business" ename="Brew Coffee"></div><div class="zzcard"><p>Brew Coffee</p></div>' +
+      '<div etype="Business" ename="Dalston Coffee "></div><div class="zzcard"><p>Dalston Coffee</p></div></li>' +
+      '<li class="b_algo"><h2><a href="https://example.com/">Result</a></h2><div etype="Business" ename="Not in a map answer"></div></li></ol>'
+    expect(parseBingSearch(html).places).toEqual([
+      { position: 1, title: 'Brew Coffee' },
+      { position: 2, title: 'Dalston Coffee' },
+    ])
   })
 })
 

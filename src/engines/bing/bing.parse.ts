@@ -12,6 +12,7 @@ import { qualityOf } from '../parse/quality.ts'
 import { domainOf } from '../parse/text.ts'
 import { BING_PAGE_SIZE } from './bing.request.ts'
 import { bingText, lastCount, unwrapBingLink } from './bing.util.ts'
+import { bingPlaces } from './bing-local.parse.ts'
 
 export interface BingParseOptions {
   /** Result offset that was asked for; a page past the first answered with page 1 is refused (see below). */
@@ -43,6 +44,8 @@ export function parseBingSearch(html: string, opts: BingParseOptions = {}): Pars
   if (related.length) page.related_searches = related
   const paa = peopleAlsoAsk($)
   if (paa.length) page.people_also_ask = paa
+  const places = bingPlaces($)
+  if (places.length) page.places = places
   return base(page)
 }
 
