@@ -41,6 +41,7 @@ export function sentParams(req: object): EngineParam[] {
   const r = req as Record<string, unknown>
   const sent = PARAMS.filter((p) => r[p] !== undefined && r[p] !== DEFAULTS[p] && !(p === 'ads' && r[p] === false))
   if (r.exclude_domains !== undefined && !sent.includes('include_domains')) sent.push('include_domains')
+  if ((typeof r.page === 'number' && r.page > 1) || (typeof r.offset === 'number' && r.offset > 0)) sent.unshift('page')
   return sent
 }
 
@@ -60,10 +61,11 @@ export function planEngines(engines: Engines, choice: string, need: EngineNeed):
   if (fit.length === 0) {
     throw new ApiError('invalid_request', `engine ${choice} does not offer ${where}; engines that do: ${offering.join(', ')}`)
   }
-  const able = fit.filter((n) => need.params.every((p) => engines.get(n)?.capabilities.params.includes(p)))
+  const takes = (n: EngineName, p: EngineParam) => engines.get(n)?.takes(need.vertical, p) === true
+  const able = fit.filter((n) => need.params.every((p) => takes(n, p)))
   if (able.length === 0 || (names.length === 1 && able.length < fit.length)) {
-    const missing = need.params.find((p) => !fit.every((n) => engines.get(n)?.capabilities.params.includes(p))) ?? need.params[0]
-    const takers = offering.filter((n) => missing && engines.get(n)?.capabilities.params.includes(missing))
+    const missing = need.params.find((p) => !fit.every((n) => takes(n, p))) ?? need.params[0]
+    const takers = offering.filter((n) => missing && takes(n, missing))
     throw new ApiError(
       'invalid_request',
       `${missing ? paramLabel(missing) : 'this request'} is not supported by engine ${choice} on ${where}; engines that take it: ${takers.join(', ') || 'none'}`,

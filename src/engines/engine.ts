@@ -11,9 +11,10 @@ export type EngineVerticalName = 'search' | VerticalEndpoint
 /**
  * Optional request parameters a provider honours. A request that sets one (to a value other than
  * its default) on a provider without it is a 400 naming the providers that take it, never a
- * parameter silently dropped. `q`, `num`, `page`, `country` and `language` are taken by all.
+ * parameter silently dropped. `q`, `num`, `country` and `language` are taken by all; `page` means
+ * a page after the first (or an offset), which an engine that serves page 1 again cannot honour.
  */
-export type EngineParam = 'location' | 'uule' | 'll' | 'time' | 'tbs' | 'safe' | 'device' | 'autocorrect' | 'ads' | 'include_domains'
+export type EngineParam = 'page' | 'location' | 'uule' | 'll' | 'time' | 'tbs' | 'safe' | 'device' | 'autocorrect' | 'ads' | 'include_domains'
 
 export interface EngineCapabilities {
   verticals: readonly EngineVerticalName[]
@@ -53,8 +54,22 @@ export interface EngineVertical<T, R = VerticalRequest> {
 /** A parsed vertical page plus the vertical's extra top-level keys (reviews: next_page_token). */
 export type VerticalAnswer<T> = VerticalPage<T> & { extras?: Record<string, unknown> }
 
-/** Web search of one provider: same contract as a vertical, answering a ParsedSearchPage. */
+/**
+ * Web search of one provider, or one route of it: same contract as a vertical, answering a
+ * ParsedSearchPage. A route is one way of getting the same results (Google's feature-phone page,
+ * the page drawn by a browser, an official API); a provider lists its routes in the order to try
+ * them, and the engine layer walks them inside one request (provider.engine.ts).
+ */
 export interface EngineWebSearch {
+  /** The route's name in `meta.route`, health and `trawl engines check`; `web` when unnamed. */
+  route?: string
+  /**
+   * The optional parameters this route honours, when it honours fewer than its provider: a request
+   * that sets another one passes the route over. Every provider parameter is taken by some route.
+   */
+  params?: readonly EngineParam[]
+  /** Why the route cannot be used in this deployment (no browser, no API key), or null when it can. */
+  unavailable?: () => string | null
   run(req: SearchRequest, fetch: EngineFetch): Promise<ParsedSearchPage>
 }
 
@@ -65,7 +80,10 @@ export interface EngineWebSearch {
 export interface Provider {
   name: EngineName
   capabilities: EngineCapabilities
+  /** Web search: its first route. */
   search: EngineWebSearch
+  /** More routes of web search, in the order they are tried after `search`. */
+  fallbackRoutes?: readonly EngineWebSearch[]
   verticals: Partial<Record<VerticalEndpoint, EngineVertical<unknown>>>
   detectBlock: BlockDetector
 }
@@ -74,11 +92,25 @@ export interface Provider {
 export interface SearchEngine {
   name: EngineName
   capabilities: EngineCapabilities
-  search(req: SearchRequest, signal?: AbortSignal): Promise<EngineAnswer<ParsedSearchPage>>
+  /** Web search's routes, in the order they are tried. */
+  routes(): RouteInfo[]
+  /** Whether a request of `vertical` setting `param` can be served (web search: by some route). */
+  takes(vertical: EngineVerticalName, param: EngineParam): boolean
+  /**
+   * Web search over the routes that can serve `req`, healthy ones first, billed once by the
+   * caller. With `route`, only that route is asked and health does not steer (`engines check`).
+   */
+  search(req: SearchRequest, signal?: AbortSignal, route?: string): Promise<EngineAnswer<ParsedSearchPage>>
   /** The engine's other verticals; undefined for one it does not offer. */
   vertical?(req: VerticalRequest): Promise<EngineAnswer<VerticalAnswer<unknown>>> | undefined
   /** Throws invalid_request for a request `vertical` would refuse, so it fails before credits are reserved. */
   validateVertical?(req: VerticalRequest): void
+}
+
+export interface RouteInfo {
+  name: string
+  /** Why the route cannot be used here, or null. */
+  unavailable: string | null
 }
 
 export interface EngineAnswer<P> {

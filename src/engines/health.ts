@@ -8,9 +8,15 @@ import type { ParseQuality } from './engine.types.ts'
  * it recovers instead of serving empty answers. A provider that is blocked or drifting is given a
  * single probe request once the cool-down has passed (a half-open circuit): a clean answer brings
  * it back, another failure restarts the cool-down.
+ *
+ * Routes (ways of getting one provider's results: Google's feature-phone page, its browser-drawn
+ * page, …) are tracked one level down, as layout `search@wml`, and judged more strictly: a route
+ * is an alternative tried inside the same request, so one refusal (a CAPTCHA, a JavaScript page,
+ * a 403) or one page of which nothing was read cools it down at once (`blocked`, `drifting`), and
+ * two network failures in a row (DNS, refused, TLS, timeout) make it `down`.
  */
 
-export type EngineState = 'healthy' | 'degraded' | 'blocked' | 'drifting'
+export type EngineState = 'healthy' | 'degraded' | 'blocked' | 'drifting' | 'down'
 export type HealthOutcome = 'ok' | 'blocked' | 'timeout' | 'error'
 
 export interface HealthEvent {
@@ -79,23 +85,23 @@ export class EngineHealth {
   record(engine: string, layout: string, event: Omit<HealthEvent, 'at'>) {
     const key = `${engine}:${layout}`
     const full = { ...event, at: this.now() }
-    this.add(this.track(key), full)
+    this.add(key, this.track(key), full)
     this.opts.share?.push(key, full)
   }
 
-  private add(t: Track, event: HealthEvent) {
-    const wasUnavailable = t.state === 'blocked' || t.state === 'drifting'
+  private add(key: string, t: Track, event: HealthEvent) {
+    const wasUnavailable = COOLING.has(t.state)
     // A clean answer after a block or drift is the probe that shows recovery: the old window goes.
     if (wasUnavailable && event.outcome === 'ok' && event.quality === 'ok') t.events = []
     t.events.push(event)
     if (t.events.length > HEALTH_WINDOW) t.events.splice(0, t.events.length - HEALTH_WINDOW)
-    this.settle(t, event.at)
+    this.settle(t, event.at, key)
   }
 
-  private settle(t: Track, at: number) {
-    const state = stateOf(t.events)
+  private settle(t: Track, at: number, key: string) {
+    const state = isRouteKey(key) ? routeStateOf(t.events) : stateOf(t.events)
     // Another failure while unavailable restarts the cool-down.
-    if (state !== t.state || state === 'blocked' || state === 'drifting') t.since = at
+    if (state !== t.state || COOLING.has(state)) t.since = at
     t.state = state
   }
 
@@ -105,7 +111,7 @@ export class EngineHealth {
    */
   available(engine: string, layout: string): boolean {
     const t = this.tracks.get(`${engine}:${layout}`)
-    if (!t || (t.state !== 'blocked' && t.state !== 'drifting')) return true
+    if (!t || !COOLING.has(t.state)) return true
     return this.now() - (t.since ?? 0) >= this.opts.cooldownMs
   }
 
@@ -113,8 +119,17 @@ export class EngineHealth {
     return this.tracks.get(`${engine}:${layout}`)?.state ?? 'healthy'
   }
 
-  /** The figures of every layout of `engine` that has seen traffic. */
+  /** The figures of every layout of `engine` that has seen traffic (routes not included). */
   layouts(engine: string): LayoutHealth[] {
+    return this.figuresOf(engine).filter((l) => !isRouteKey(l.layout))
+  }
+
+  /** The figures of every route of `engine` that has seen traffic, as layout `search@wml`. */
+  routes(engine: string): LayoutHealth[] {
+    return this.figuresOf(engine).filter((l) => isRouteKey(l.layout))
+  }
+
+  private figuresOf(engine: string): LayoutHealth[] {
     const out: LayoutHealth[] = []
     for (const [key, t] of this.tracks) {
       if (!key.startsWith(`${engine}:`)) continue
@@ -136,7 +151,7 @@ export class EngineHealth {
       const t = this.track(key)
       t.events = events.slice(-HEALTH_WINDOW)
       const last = t.events.at(-1)
-      if (last) this.settle(t, last.at)
+      if (last) this.settle(t, last.at, key)
     }
   }
 }
@@ -156,6 +171,23 @@ function stateOf(events: HealthEvent[]): EngineState {
   const failures = tail.filter((e) => e.outcome !== 'ok').length
   if (tail.length >= 3 && failures / tail.length >= DEGRADED_FAILURE_SHARE) return 'degraded'
   return 'healthy'
+}
+
+/** The layout key of one route of a vertical: `search@wml`. */
+export const routeLayout = (vertical: string, route: string) => `${vertical}@${route}`
+const isRouteKey = (key: string) => key.includes('@')
+
+/** States in which `auto`, `consensus` and the route walk pass a provider or route over until its cool-down ends. */
+const COOLING = new Set<EngineState>(['blocked', 'drifting', 'down'])
+
+function routeStateOf(events: HealthEvent[]): EngineState {
+  const last = events.at(-1)
+  if (!last) return 'healthy'
+  if (last.outcome === 'blocked') return 'blocked'
+  if (last.outcome === 'ok') return last.quality === 'partial' ? 'drifting' : stateOf(events)
+  const previous = events.at(-2)
+  if (previous && previous.outcome !== 'ok' && previous.outcome !== 'blocked') return 'down'
+  return stateOf(events)
 }
 
 function unreadable(answers: HealthEvent[]): number {

@@ -1,9 +1,11 @@
+import { sentParams } from './choice.ts'
 import { compileSiteOperators, keepDomains } from './domain-filter.ts'
-import type { EngineFetch, Provider, SearchEngine, VerticalAnswer } from './engine.ts'
-import type { SearchRequest, VerticalRequest } from './engine.types.ts'
+import type { EngineFetch, EngineParam, EngineWebSearch, Provider, SearchEngine, VerticalAnswer } from './engine.ts'
+import type { ParsedSearchPage, SearchRequest, VerticalRequest } from './engine.types.ts'
+import { type EngineHealth, routeLayout } from './health.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
-import { isUpstreamError, UpstreamError, type UpstreamErrorCode } from './upstream/upstream-error.ts'
+import { attemptsOf, codeOfAttempts, isUpstreamError, UpstreamError, upstreamErrorFor } from './upstream/upstream-error.ts'
 
 // Verticals whose items are ranked links under include_domains / exclude_domains and num / page.
 const LINK_VERTICALS = new Set<VerticalRequest['endpoint']>(['news', 'images', 'videos'])
@@ -13,28 +15,97 @@ const LINK_VERTICALS = new Set<VerticalRequest['endpoint']>(['news', 'images', '
  * every provider: `site:` operators added to the query where the engine has them, domain filters
  * enforced on what came back (engines treat operators as hints), positions counted from the start
  * of the whole list (page 2 of num=10 starts at 11), and every fetch's route attempts collected.
+ * Web search walks the provider's routes inside one request (billed once by the caller): a route
+ * that is refused, fails or answers a page of which nothing was read is recorded in the route's
+ * health (cooled down at once, health.ts) and the next route is asked.
  */
-export function bindProvider(upstream: UpstreamClient, provider: Provider): SearchEngine {
-  const fetcher = (attempts: RouteAttempt[], signal?: AbortSignal): EngineFetch => {
+export function bindProvider(upstream: UpstreamClient, provider: Provider, health: EngineHealth): SearchEngine {
+  const routes: readonly EngineWebSearch[] = [provider.search, ...(provider.fallbackRoutes ?? [])]
+  const routeName = (route: EngineWebSearch) => route.route ?? 'web'
+  const routeTakes = (route: EngineWebSearch, param: EngineParam) => (route.params ?? provider.capabilities.params).includes(param)
+
+  const fetcher = (attempts: RouteAttempt[], signal?: AbortSignal, route?: string): EngineFetch => {
+    const named = (list: RouteAttempt[]) => (route ? list.map((a) => ({ ...a, route })) : list)
     return async (url, headers, detectBlock, form) => {
-      const fetched = await upstream.fetchPage({ engine: provider.name, url, headers, form, signal, detectBlock: detectBlock ?? provider.detectBlock })
-      attempts.push(...fetched.attempts)
-      return fetched
+      try {
+        const fetched = await upstream.fetchPage({ engine: provider.name, url, headers, form, signal, detectBlock: detectBlock ?? provider.detectBlock })
+        attempts.push(...named(fetched.attempts))
+        return fetched
+      } catch (err) {
+        attempts.push(...named(attemptsOf(err)))
+        throw err
+      }
     }
   }
+
+  /** One route asked once, its outcome recorded for the route's health. */
+  async function askRoute(route: EngineWebSearch, req: SearchRequest, attempts: RouteAttempt[], signal?: AbortSignal): Promise<ParsedSearchPage> {
+    const name = routeName(route)
+    const layout = routeLayout('search', name)
+    const started = performance.now()
+    const ms = () => Math.round(performance.now() - started)
+    const before = attempts.length
+    try {
+      const page = await route.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal, name))
+      const quality = page.results.length > 0 ? 'ok' : page.parse_quality === 'ok' ? 'empty' : page.parse_quality
+      health.record(provider.name, layout, { outcome: 'ok', ms: ms(), quality })
+      return page
+    } catch (err) {
+      if (signal?.aborted) throw err
+      if (!isUpstreamError(err)) throw err
+      // A route that fetched fine but could not read the page says so under its own name.
+      if (attempts.length === before || err.attempts.length === 0) {
+        attempts.push({ engine: provider.name, route: name, host: '', pool: null, outcome: err.code === 'upstream_blocked' ? 'blocked' : 'error', reason: err.message, ms: ms() })
+      }
+      const outcome = err.code === 'upstream_blocked' ? 'blocked' : err.code === 'upstream_timeout' ? 'timeout' : 'error'
+      health.record(provider.name, layout, { outcome, ms: ms() })
+      throw err
+    }
+  }
+
   return {
     name: provider.name,
     capabilities: provider.capabilities,
-    async search(req, signal) {
+    routes: () => routes.map((r) => ({ name: routeName(r), unavailable: r.unavailable?.() ?? null })),
+    takes(vertical, param) {
+      if (vertical !== 'search') return provider.capabilities.params.includes(param)
+      return routes.some((r) => routeTakes(r, param))
+    },
+    async search(req, signal, only) {
       const attempts: RouteAttempt[] = []
-      const page = await provider.search.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal)).catch((err) => {
-        // A provider that fetched fine but could not read the page: its fetches still make the route.
-        throw isUpstreamError(err) && err.attempts.length === 0 ? new UpstreamError(err.code as UpstreamErrorCode, err.message, attempts, err) : err
-      })
-      const filtered = filterLinks(page.results, req)
-      const offset = req.offset ?? (req.page - 1) * req.num
-      page.results = filtered.map((r, i) => ({ ...r, position: offset + i + 1 }))
-      return { page, attempts }
+      const sent = sentParams(req)
+      const usable = routes.filter((r) => (only ? routeName(r) === only : !r.unavailable?.() && sent.every((p) => routeTakes(r, p))))
+      if (usable.length === 0) {
+        const why = only ? `no route ${only}` : routes.map((r) => `${routeName(r)}: ${r.unavailable?.() ?? 'does not take this request'}`).join('; ')
+        throw new UpstreamError('upstream_error', `${provider.name} has no route for this request (${why})`, attempts)
+      }
+      // Routes cooling down are passed over while another remains; all cooling, all are tried.
+      const ready = only ? usable : usable.filter((r) => health.available(provider.name, routeLayout('search', routeName(r))))
+      const order = ready.length > 0 ? ready : usable
+      for (const r of usable) {
+        if (order.includes(r)) continue
+        const state = health.state(provider.name, routeLayout('search', routeName(r)))
+        attempts.push({ engine: provider.name, route: routeName(r), host: '', pool: null, outcome: 'skipped', reason: `route ${state}; not asked until its cool-down ends`, ms: 0 })
+      }
+      let unreadable: ParsedSearchPage | undefined
+      for (const [i, route] of order.entries()) {
+        let page: ParsedSearchPage
+        try {
+          page = await askRoute(route, req, attempts, signal)
+        } catch (err) {
+          if (signal?.aborted) throw err
+          continue // recorded in attempts and the route's health
+        }
+        // Result markup of which nothing was read: the next route may do better.
+        if (i < order.length - 1 && page.results.length === 0 && page.parse_quality === 'partial') {
+          attempts.push({ engine: provider.name, route: routeName(route), host: '', pool: null, outcome: 'error', reason: 'page not understood (parse_quality partial)', ms: 0 })
+          unreadable = page
+          continue
+        }
+        return { page: positioned(page, req), attempts }
+      }
+      if (unreadable) return { page: positioned(unreadable, req), attempts }
+      throw upstreamErrorFor(codeOfAttempts(attempts), provider.name, attempts)
     },
     validateVertical(req) {
       provider.verticals[req.endpoint]?.validate?.(req)
@@ -52,6 +123,12 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider): Sear
       })
     },
   }
+}
+
+/** Domain filters enforced and positions counted from the start of the whole list. */
+function positioned(page: ParsedSearchPage, req: SearchRequest): ParsedSearchPage {
+  const offset = req.offset ?? (req.page - 1) * req.num
+  return { ...page, results: filterLinks(page.results, req).map((r, i) => ({ ...r, position: offset + i + 1 })) }
 }
 
 /** The request with its domain filters moved into the query as `site:` operators, where the engine has them. */

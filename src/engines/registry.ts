@@ -3,7 +3,7 @@ import { braveProvider } from './brave/brave.provider.ts'
 import { duckduckgoProvider } from './duckduckgo/duckduckgo.provider.ts'
 import type { EngineName, EngineVerticalName, Provider, SearchEngine } from './engine.ts'
 import { googleProvider } from './google/google.provider.ts'
-import { EngineHealth, type HealthShare } from './health.ts'
+import { EngineHealth, type HealthShare, routeLayout } from './health.ts'
 import { mojeekProvider } from './mojeek/mojeek.provider.ts'
 import { bindProvider } from './provider.engine.ts'
 import { startpageProvider } from './startpage/startpage.provider.ts'
@@ -76,6 +76,26 @@ export class Engines {
     return this.rows.map((r) => r.engine)
   }
 
+  /**
+   * Why the primary's web search has no working route (every route unusable here or cooling down
+   * after a refusal, an unreadable page or network failures), or null while one works.
+   */
+  primaryDown(): string | null {
+    const engine = this.get(this.primary)
+    if (!engine) return null
+    const why: string[] = []
+    for (const route of engine.routes()) {
+      if (route.unavailable) {
+        why.push(`${route.name}: ${route.unavailable}`)
+        continue
+      }
+      const layout = routeLayout('search', route.name)
+      if (this.health.available(engine.name, layout)) return null
+      why.push(`${route.name}: ${this.health.state(engine.name, layout)}`)
+    }
+    return `${engine.name} has no working route (${why.join('; ')})`
+  }
+
   /** Providers `auto` walks, in order. */
   autoOrder(): EngineName[] {
     return this.rows.filter((r) => r.auto).map((r) => r.engine.name)
@@ -93,6 +113,6 @@ export class Engines {
 
 export function createEngines(upstream: UpstreamClient, opts: EngineOptions): Engines {
   const health = new EngineHealth({ cooldownMs: opts.cooldownMs, share: opts.share })
-  const rows = providerRows(opts).map((row) => ({ engine: bindProvider(upstream, row.provider), auto: row.auto, consensus: row.consensus }))
+  const rows = providerRows(opts).map((row) => ({ engine: bindProvider(upstream, row.provider, health), auto: row.auto, consensus: row.consensus }))
   return new Engines(rows, health, opts.consensusDeadlineMs)
 }

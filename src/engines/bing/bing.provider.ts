@@ -6,17 +6,20 @@ import { bingImages } from './images/bing-images.ts'
 import { bingNews } from './news/bing-news.ts'
 
 /**
- * Bing: web search (ten results a page), images and news. The query language has `site:`, so
- * domain filters reach Bing as operators.
+ * Bing: web search (ten results a page, first page only), images and news. The query language has
+ * `site:`, so domain filters reach Bing as operators.
  */
 export const bingProvider: Provider = {
   name: 'bing',
   capabilities: {
     verticals: ['search', 'news', 'images'],
-    params: ['time', 'safe', 'include_domains'],
+    params: ['page', 'time', 'safe', 'include_domains'],
     siteOperator: true,
   },
   search: {
+    // Without scripts Bing serves page 1 for later pages and ignores the time filter (SearXNG's
+    // 2026-03 rework dropped both, docs/engines.md): web search takes neither, news and images do.
+    params: ['safe', 'include_domains'],
     async run(req, fetch) {
       const { url, headers } = buildBingSearchRequest(req)
       const page = await fetch(url, headers)

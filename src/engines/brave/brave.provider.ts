@@ -6,7 +6,7 @@ import { buildBraveRequest } from './brave.request.ts'
 import { parseBraveApiImages, parseBraveApiNews, parseBraveApiVideos, parseBraveApiWeb } from './brave-api.parse.ts'
 import { type BraveApiVertical, buildBraveApiRequest, verticalParams, webParams } from './brave-api.request.ts'
 
-const PARAMS: EngineCapabilities['params'] = ['time', 'safe', 'autocorrect']
+const PARAMS: EngineCapabilities['params'] = ['page', 'time', 'safe', 'autocorrect']
 
 /**
  * Brave Search. With the operator's API key, the official Search API (web, news, images,

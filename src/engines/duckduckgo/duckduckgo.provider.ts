@@ -12,7 +12,7 @@ export const duckduckgoProvider: Provider = {
   name: 'duckduckgo',
   capabilities: {
     verticals: ['search', 'autocomplete'],
-    params: ['time', 'safe'],
+    params: ['page', 'time', 'safe'],
     siteOperator: true,
   },
   search: duckDuckGoSearch,

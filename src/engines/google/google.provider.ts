@@ -24,7 +24,7 @@ export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
     name: 'google',
     capabilities: {
       verticals: ['search', 'news', 'images', 'videos', 'maps', 'places', 'shopping', 'scholar', 'patents', 'autocomplete', 'lens', 'reviews'],
-      params: ['location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains'],
+      params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains'],
       siteOperator: true,
     },
     search: {

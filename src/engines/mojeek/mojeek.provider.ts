@@ -8,7 +8,7 @@ export const mojeekProvider: Provider = {
   name: 'mojeek',
   capabilities: {
     verticals: ['search'],
-    params: ['time', 'safe', 'include_domains'],
+    params: ['page', 'time', 'safe', 'include_domains'],
     siteOperator: true,
   },
   search: {

@@ -8,7 +8,7 @@ import { forgetStartpageSc, startpageSc } from './startpage.sc.ts'
 /** Startpage (Google's index through Startpage): web search by form POST with its `sc` code. */
 export const startpageProvider: Provider = {
   name: 'startpage',
-  capabilities: { verticals: ['search'], params: ['time', 'safe'], siteOperator: true },
+  capabilities: { verticals: ['search'], params: ['page', 'time', 'safe'], siteOperator: true },
   search: {
     async run(req, fetch) {
       const sc = await startpageSc(fetch, req.language)

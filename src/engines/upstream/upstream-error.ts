@@ -34,12 +34,37 @@ export function attemptsOf(e: unknown): RouteAttempt[] {
   return isUpstreamError(e) ? e.attempts : []
 }
 
+/**
+ * The error for a provider whose attempts all failed; its message says why, route by route
+ * ("google results could not be fetched: wml: TLS handshake failed; web: JavaScript page"), so a
+ * JavaScript page is never reported as rate limiting. Only engine-side reasons appear: no address.
+ */
 export function upstreamErrorFor(code: UpstreamErrorCode, engine: string, attempts: RouteAttempt[]) {
-  const message =
+  const lead =
     code === 'upstream_blocked'
-      ? `${engine} is rate limiting requests; try again later`
+      ? `${engine} refused the request`
       : code === 'upstream_timeout'
         ? `${engine} did not answer in time`
         : `${engine} results could not be fetched`
-  return new UpstreamError(code, message, attempts)
+  const why = whyFailed(attempts.filter((a) => a.engine === engine))
+  return new UpstreamError(code, why ? `${lead}: ${why}` : lead, attempts)
+}
+
+/** Each distinct failure of `attempts` once, prefixed by its route: "wml: HTTP 403; web: JavaScript page". */
+export function whyFailed(attempts: RouteAttempt[]): string {
+  const reasons: string[] = []
+  for (const a of attempts) {
+    if (a.outcome === 'ok') continue
+    const reason = a.reason ?? (a.status ? `HTTP ${a.status}` : a.outcome)
+    const line = a.route ? `${a.route}: ${reason}` : reason
+    if (!reasons.includes(line)) reasons.push(line)
+  }
+  return reasons.join('; ')
+}
+
+/** The most useful code for a set of failed attempts: a refusal, else a timeout, else an error. */
+export function codeOfAttempts(attempts: RouteAttempt[]): UpstreamErrorCode {
+  if (attempts.some((a) => a.outcome === 'blocked')) return 'upstream_blocked'
+  if (attempts.some((a) => a.outcome === 'timeout')) return 'upstream_timeout'
+  return 'upstream_error'
 }

@@ -12,6 +12,8 @@ export type RouteOutcome = AttemptOutcome | 'skipped'
  */
 export interface RouteAttempt {
   engine: string
+  /** The provider's route this attempt was made for (`wml`, `browser`, `html`, …); absent for verticals. */
+  route?: string
   /** The engine host asked for (before TRAWL_UPSTREAM_HOSTS mapping). */
   host: string
   /** Proxy pool name, or null for a direct connection. */

@@ -14,7 +14,7 @@ export const wikipediaProvider: Provider = {
   name: 'wikipedia',
   capabilities: {
     verticals: ['search', 'autocomplete'],
-    params: [],
+    params: ['page'],
     siteOperator: false,
   },
   search: {

@@ -1,7 +1,8 @@
+import { routeLayout } from '../../engines/health.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { EngineStatus } from './engines.response.ts'
 
-const SEVERITY = ['healthy', 'degraded', 'drifting', 'blocked'] as const
+const SEVERITY = ['healthy', 'degraded', 'drifting', 'down', 'blocked'] as const
 
 /** Every provider with its capabilities and health, in `auto` order (GET /v1/engines, /healthz). */
 export function engineStatuses(engines: Engines): EngineStatus[] {
@@ -13,6 +14,13 @@ export function engineStatuses(engines: Engines): EngineStatus[] {
       (w, l) => (!w || SEVERITY.indexOf(l.state) > SEVERITY.indexOf(w.state) ? l : w),
       undefined,
     )
+    const routeHealth = engines.health.routes(engine.name)
+    const routes = engine.routes().map((r) => ({
+      name: r.name,
+      available: r.unavailable === null,
+      unavailable_reason: r.unavailable,
+      health: routeHealth.find((h) => h.layout === routeLayout('search', r.name)) ?? null,
+    }))
     return {
       name: engine.name,
       primary: engine.name === engines.primary,
@@ -23,13 +31,14 @@ export function engineStatuses(engines: Engines): EngineStatus[] {
       state: worst?.state ?? 'healthy',
       since: worst?.since ?? null,
       layouts,
+      routes,
     }
   })
 }
 
 /** /healthz's line on engines: how many are in each state. Never fails readiness. */
 export function engineSummary(engines: Engines): Record<string, number> {
-  const counts: Record<string, number> = { healthy: 0, degraded: 0, drifting: 0, blocked: 0 }
+  const counts: Record<string, number> = { healthy: 0, degraded: 0, drifting: 0, down: 0, blocked: 0 }
   for (const s of engineStatuses(engines)) counts[s.state] = (counts[s.state] ?? 0) + 1
   return counts
 }

@@ -26,8 +26,11 @@ export function healthRoutes(app: FastifyInstance, services: Pick<Services, 'sto
     const healthy = Object.values(checks).every((v) => v.startsWith('ok'))
     // Proxies cooling down degrade search but not readiness: reported, never a 503.
     const proxies = services.upstream.poolHealth()
-    const body: Record<string, unknown> = { status: healthy ? 'ok' : 'unavailable', checks }
-    // Engines blocked or drifting degrade search, and `auto` routes around them: reported, never a 503.
+    // Engines blocked or drifting degrade search, and `auto` routes around them: reported, never a
+    // 503. The primary with no working route is `degraded` (still 200): searches fall to others.
+    const primaryDown = services.engines.primaryDown()
+    const body: Record<string, unknown> = { status: !healthy ? 'unavailable' : primaryDown ? 'degraded' : 'ok', checks }
+    if (primaryDown) body.degraded = primaryDown
     body.engines = engineSummary(services.engines)
     // Rendering off or its browser failing degrades render=auto to static reads: reported, never a 503.
     body.renderer = services.renderer.status()

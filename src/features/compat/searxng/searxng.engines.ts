@@ -41,7 +41,7 @@ export function chooseEngines(engines: Engines, asked: string[], vertical: Engin
       skipped.push([name, `does not offer the ${category} category`])
       continue
     }
-    const missing = params.find((p) => !engine.capabilities.params.includes(p))
+    const missing = params.find((p) => !engine.takes(vertical, p))
     if (missing) {
       skipped.push([name, `does not support ${missing === 'time' ? 'time_range' : missing === 'safe' ? 'safesearch' : missing}`])
       continue
