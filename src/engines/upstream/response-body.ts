@@ -24,9 +24,32 @@ export async function readTextBody(
   headers: Record<string, string | string[] | undefined>,
   maxBytes: number,
 ): Promise<string> {
-  const declared = Number(header(headers, 'content-length'))
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    body.destroy()
+  return decodeText(await readBody(body, headers, maxBytes), header(headers, 'content-type'))
+}
+
+/** readTextBody without the charset decoding: the decompressed bytes. */
+export async function readBody(
+  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
+  headers: Record<string, string | string[] | undefined>,
+  maxBytes: number,
+): Promise<Buffer> {
+  const raw = await readCapped(body, header(headers, 'content-length'), maxBytes, () => body.destroy())
+  return decompress(raw, header(headers, 'content-encoding'), maxBytes)
+}
+
+/**
+ * Collects a body chunk by chunk, refusing it as soon as the declared length or the bytes read
+ * pass `maxBytes`; `abandon` drops the rest (the loop's early exit cancels a web stream too).
+ */
+export async function readCapped(
+  body: AsyncIterable<Uint8Array>,
+  contentLength: string | undefined,
+  maxBytes: number,
+  abandon: () => unknown,
+): Promise<Buffer> {
+  const declared = Number(contentLength)
+  if (contentLength && Number.isFinite(declared) && declared > maxBytes) {
+    abandon()
     throw new BodyTooLargeError(maxBytes)
   }
   const chunks: Buffer[] = []
@@ -34,13 +57,12 @@ export async function readTextBody(
   for await (const chunk of body) {
     size += chunk.byteLength
     if (size > maxBytes) {
-      body.destroy()
+      abandon()
       throw new BodyTooLargeError(maxBytes)
     }
     chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
   }
-  const raw = await decompress(Buffer.concat(chunks), header(headers, 'content-encoding'), maxBytes)
-  return decodeText(raw, header(headers, 'content-type'))
+  return Buffer.concat(chunks)
 }
 
 async function decompress(raw: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {

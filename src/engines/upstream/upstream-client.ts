@@ -1,11 +1,13 @@
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici'
 import type { Config } from '../../config.ts'
 import { metrics } from '../../metrics/metrics.ts'
+import { createImpitTransport } from './impit-transport.ts'
 import { type CooldownOptions, DEFAULT_COOLDOWN, type PenaltyShare, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
-import { ACCEPT_ENCODING, BodyTooLargeError, readTextBody, UnsupportedEncodingError } from './response-body.ts'
+import { BodyTooLargeError, decodeText, UnsupportedEncodingError } from './response-body.ts'
+import { createUndiciTransport } from './undici-transport.ts'
 import type { AttemptOutcome, FetchedPage, FetchPageRequest, ProxyHealth, RouteAttempt } from './upstream.types.ts'
 import { type UpstreamErrorCode, upstreamErrorFor } from './upstream-error.ts'
 import { isSameSite, type MappedTarget, mapUpstream, resolveRedirect } from './upstream-route.ts'
+import type { UpstreamTransport } from './upstream-transport.ts'
 
 export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'>
 
@@ -21,6 +23,14 @@ export interface UpstreamClientOptions {
   maxBodyBytes?: number
   /** Same-site redirects followed per attempt (default 5). */
   maxRedirects?: number
+  /**
+   * What sends each request (upstream-transport.ts). 'impit' (default): a browser's TLS and
+   * HTTP/2 fingerprint with matching headers, which Google and Cloudflare-fronted engines expect.
+   * 'undici': Node's own client and TLS handshake. Or any UpstreamTransport (closed with the client).
+   */
+  transport?: 'impit' | 'undici' | UpstreamTransport
+  /** Accept self-signed certificates. Tests only (a loopback TLS server); never from configuration. */
+  insecureTls?: boolean
 }
 
 export interface UpstreamClient {
@@ -56,22 +66,9 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024
   const maxRedirects = options.maxRedirects ?? 5
   const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN, Date.now, options.share)
-  const direct = new Agent({ connect: { timeout: 10_000 } })
-  const proxyAgents = new Map<string, ProxyAgent>()
+  const transport = transportOf(options)
 
-  function dispatcherFor(route: ProxyRoute | null): Dispatcher {
-    if (!route) return direct
-    let agent = proxyAgents.get(route.url)
-    if (!agent) {
-      // proxyTunnel false: plain-http targets are sent in absolute form, as forward proxies expect
-      // (many refuse CONNECT to port 80); https targets are still tunnelled with CONNECT.
-      agent = new ProxyAgent({ uri: route.url, proxyTunnel: false, connect: { timeout: 10_000 } })
-      proxyAgents.set(route.url, agent)
-    }
-    return agent
-  }
-
-  async function fetchHops(dispatcher: Dispatcher, start: URL, req: FetchPageRequest, signal: AbortSignal, budgetMs: number): Promise<RawPage> {
+  async function fetchHops(proxyUrl: string | null, start: URL, req: FetchPageRequest, signal: AbortSignal, budgetMs: number): Promise<RawPage> {
     let logical = start
     // A form is posted once; a redirect after it is followed with GET, as browsers do.
     let form = req.form
@@ -79,24 +76,24 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
       const target = mapUpstream(config.upstreamHosts, logical)
       const headers = requestHeaders(req.headers, target)
       if (form) headers['content-type'] = 'application/x-www-form-urlencoded'
-      const res = await request(target.requestUrl, {
+      const res = await transport.send({
         method: form ? 'POST' : 'GET',
-        body: form ? new URLSearchParams(form).toString() : undefined,
+        url: target.requestUrl,
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
         headers,
-        dispatcher,
+        proxyUrl,
         signal,
-        headersTimeout: budgetMs,
-        bodyTimeout: budgetMs,
+        timeoutMs: budgetMs,
       })
       const location = firstHeader(res.headers.location)
-      if (res.statusCode >= 300 && res.statusCode < 400 && location) {
-        await res.body.dump()
-        const page = { status: res.statusCode, url: logical.href, body: '' }
+      if (res.status >= 300 && res.status < 400 && location) {
+        await res.discard()
+        const page = { status: res.status, url: logical.href, body: '' }
         const next = resolveRedirect(location, logical, target)
         if (!next) return { ...page, stopped: 'bad-location' }
         // A redirect to a captcha or consent page is the engine saying no: the engine's own
         // block check judges the target before it is followed.
-        const block = req.detectBlock?.({ status: res.statusCode, url: next.href, body: '' })
+        const block = req.detectBlock?.({ status: res.status, url: next.href, body: '' })
         if (block) return { ...page, url: next.href, stopped: 'block', blockReason: block.reason }
         if (!isSameSite(start, next)) return { ...page, url: next.href, stopped: 'off-site' }
         if (hops >= maxRedirects) return { ...page, stopped: 'too-many' }
@@ -104,8 +101,9 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
         form = undefined
         continue
       }
-      const body = await readTextBody(res.body, res.headers, maxBodyBytes)
-      return { status: res.statusCode, url: logical.href, body }
+      // Decompressed by the transport (impit itself, undici through response-body.ts), never twice.
+      const body = decodeText(await res.bytes(maxBodyBytes), firstHeader(res.headers['content-type']))
+      return { status: res.status, url: logical.href, body }
     }
   }
 
@@ -147,7 +145,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     }
     let page: RawPage
     try {
-      page = await fetchHops(dispatcherFor(route), url, req, signal, budgetMs)
+      page = await fetchHops(route?.url ?? null, url, req, signal, budgetMs)
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason // the caller gave up; not the route's fault
       const verdict = failureVerdict(err, timer.signal.aborted)
@@ -205,14 +203,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   return {
     fetchPage,
     poolHealth: () => pools.health(),
-    async close() {
-      // Graceful first; an engine that never answers must not hold up shutdown.
-      const agents = [direct, ...proxyAgents.values()]
-      const graceful = Promise.all(agents.map((a) => a.close()))
-      const deadline = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref())
-      if ((await Promise.race([graceful, deadline])) === 'late') await Promise.all(agents.map((a) => a.destroy()))
-      proxyAgents.clear()
-    },
+    close: () => transport.close(),
   }
 }
 
@@ -228,7 +219,15 @@ function errorCode(attempts: RouteAttempt[], final: boolean): UpstreamErrorCode 
   return 'upstream_error'
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT'])
+function transportOf(options: UpstreamClientOptions): UpstreamTransport {
+  const chosen = options.transport ?? 'impit'
+  if (typeof chosen !== 'string') return chosen
+  const tls = { insecureTls: options.insecureTls === true }
+  return chosen === 'undici' ? createUndiciTransport(tls) : createImpitTransport(tls)
+}
+
+/** undici's timeouts, and ETIMEDOUT: impit's (impit-transport.ts maps its errors to these codes). */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])
 
 /** Reasons carry an error code at most: messages can name mapped addresses or proxy hosts. */
 function failureVerdict(err: unknown, deadlineHit: boolean): Verdict {
@@ -238,11 +237,20 @@ function failureVerdict(err: unknown, deadlineHit: boolean): Verdict {
   }
   if (err instanceof BodyTooLargeError) return { outcome: 'error', reason: err.message, retry: false }
   if (err instanceof UnsupportedEncodingError) return { outcome: 'error', reason: err.message, retry: false }
-  const detail = typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? ` (${code})` : ''
-  return { outcome: 'error', reason: `connection failed${detail}`, retry: true }
+  if (typeof code !== 'string' || !/^[A-Z0-9_]+$/.test(code)) return { outcome: 'error', reason: 'connection failed', retry: true }
+  // Another route (a proxy) may still get through, so each of these is retried elsewhere.
+  const what = DNS_CODES.has(code) ? 'DNS lookup failed' : TLS_CODE.test(code) ? 'TLS handshake failed' : 'connection failed'
+  return { outcome: 'error', reason: `${what} (${code})`, retry: true }
 }
 
-/** Caller headers minus those this client owns, plus the ones mapping and decoding need. */
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME'])
+/** Node's and OpenSSL's TLS failure codes, and impit's mapped ones (EPROTO, ERR_TLS_CERT_INVALID). */
+const TLS_CODE = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_)/
+
+/**
+ * Caller headers minus those this client owns, plus the one mapping needs. Accept-Encoding is the
+ * transport's: each asks for what it decodes (impit the browser's list, undici gzip, deflate, br).
+ */
 function requestHeaders(headers: Record<string, string> | undefined, target: MappedTarget): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -252,7 +260,6 @@ function requestHeaders(headers: Record<string, string> | undefined, target: Map
     }
     out[lower] = value
   }
-  out['accept-encoding'] = ACCEPT_ENCODING
   if (target.forwardedHost) out['x-forwarded-host'] = target.forwardedHost
   return out
 }
