@@ -10,7 +10,11 @@ const base = searchRequest({ engine: 'bing', q: 'javascript tutorial' })
 describe('bingProvider', () => {
   it('declares web, news and images, time / safe / domain filters, and site:', () => {
     expect(bingProvider.name).toBe('bing')
-    expect(bingProvider.capabilities).toEqual({ verticals: ['search', 'news', 'images'], params: ['time', 'safe', 'include_domains'], siteOperator: true })
+    expect(bingProvider.capabilities).toEqual({
+      verticals: ['search', 'news', 'images'],
+      params: ['page', 'time', 'safe', 'include_domains'],
+      siteOperator: true,
+    })
     expect(Object.keys(bingProvider.verticals).sort()).toEqual(['images', 'news'])
   })
 

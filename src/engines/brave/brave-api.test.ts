@@ -164,7 +164,11 @@ describe('braveProvider with a key: the Search API', () => {
   }
 
   it('offers news, images and videos beside web search', () => {
-    expect(provider.capabilities).toEqual({ verticals: ['search', 'news', 'images', 'videos'], params: ['time', 'safe', 'autocorrect'], siteOperator: true })
+    expect(provider.capabilities).toEqual({
+      verticals: ['search', 'news', 'images', 'videos'],
+      params: ['page', 'time', 'safe', 'autocorrect'],
+      siteOperator: true,
+    })
     expect(Object.keys(provider.verticals).sort()).toEqual(['images', 'news', 'videos'])
     expect(provider.detectBlock).toBe(detectBraveApiBlock)
   })

@@ -34,7 +34,8 @@ describe('buildBraveRequest', () => {
 
   it('never asks an offset above 9: the last reachable page is offset 9 (results 181-200), past it nothing is built', () => {
     expect(BRAVE_MAX_OFFSET).toBe(9)
-    // Every page and size Trawl takes (num up to 100, page up to 10) maps to offset 0-9 or to no request.
+    // Every num (up to 100) and page (up to 10) a SearchRequest can carry maps to offset 0-9 or to no
+    // request (through the API num > 10 needs page 1, so offset 4 is the deepest asked today).
     for (const num of [10, 20, 30, 50, 100] as const) {
       for (let page = 1; page <= 10; page++) {
         const r = buildBraveRequest({ ...base, num, page })
@@ -78,7 +79,7 @@ describe('braveProvider without a key: the result page', () => {
 
   it('offers web search only, with time, safe and autocorrect, and site:', () => {
     expect(provider.name).toBe('brave')
-    expect(provider.capabilities).toEqual({ verticals: ['search'], params: ['time', 'safe', 'autocorrect'], siteOperator: true })
+    expect(provider.capabilities).toEqual({ verticals: ['search'], params: ['page', 'time', 'safe', 'autocorrect'], siteOperator: true })
     expect(provider.verticals).toEqual({})
     expect(braveProvider('  ').capabilities.verticals).toEqual(['search'])
   })

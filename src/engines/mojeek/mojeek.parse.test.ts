@@ -98,7 +98,7 @@ describe('mojeekProvider', () => {
 
   it('declares web search with time, safe, domain filters and site:', () => {
     expect(mojeekProvider.name).toBe('mojeek')
-    expect(mojeekProvider.capabilities).toEqual({ verticals: ['search'], params: ['time', 'safe', 'include_domains'], siteOperator: true })
+    expect(mojeekProvider.capabilities).toEqual({ verticals: ['search'], params: ['page', 'time', 'safe', 'include_domains'], siteOperator: true })
     expect(mojeekProvider.verticals).toEqual({})
   })
 

@@ -142,7 +142,7 @@ describe('the sc code', () => {
 describe('startpageProvider', () => {
   it('offers web search with time and safe, and site:', () => {
     expect(startpageProvider.name).toBe('startpage')
-    expect(startpageProvider.capabilities).toEqual({ verticals: ['search'], params: ['time', 'safe'], siteOperator: true })
+    expect(startpageProvider.capabilities).toEqual({ verticals: ['search'], params: ['page', 'time', 'safe'], siteOperator: true })
   })
 
   it('fetches the home page for sc, then posts the search form', async () => {
