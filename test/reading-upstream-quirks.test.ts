@@ -18,6 +18,9 @@ const BANNER = Buffer.from(
 )
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
+/** An article page with `head` inside its <head>. */
+const storyPage = (title: string, head: string) =>
+  `<html><head><title>${title}</title>${head}</head><body><article><h1>${title}</h1><p>${`A paragraph of ${title.toLowerCase()}, long enough to be read as its content. `.repeat(5)}</p></article></body></html>`
 const body =
   (content: Buffer | string, type: string): Handler =>
   (_req, res) =>
@@ -38,6 +41,23 @@ const routes: Record<string, Handler> = {
   '/moved': body('<html><head><meta http-equiv="refresh" content="0; url=/article"><title>Moved</title></head><body>Redirecting</body></html>', 'text/html'),
   '/moved-loop': body('<html><head><meta http-equiv="refresh" content="0; url=/moved-loop-2"></head><body>Redirecting</body></html>', 'text/html'),
   '/moved-loop-2': body('<html><head><meta http-equiv="refresh" content="0; url=/moved-loop"></head><body>Redirecting</body></html>', 'text/html'),
+  // What every CNN article page carries: a refresh for old Internet Explorers, inside a conditional
+  // comment. No browser of today follows it (to a page that does not exist here either).
+  '/ie-refresh': body(
+    storyPage(
+      'The story page',
+      '<!--[if lte IE 9]><meta http-equiv="refresh" content="1;url=/2024/static/unsupp.html"><![endif]--><meta name="x" content="y">',
+    ),
+    'text/html',
+  ),
+  '/noscript-refresh': body(storyPage('The noscript page', '<noscript><meta http-equiv="refresh" content="0; url=/no-js"></noscript>'), 'text/html'),
+  '/slow-refresh': body(storyPage('The slow page', '<meta http-equiv="refresh" content="30; url=/article">'), 'text/html'),
+  // A client-side template: markup a script may use one day, not the document's own.
+  '/template-refresh': body(
+    storyPage('The template page', '<script type="text/template"><meta http-equiv="refresh" content="0; url=/no-js"></script>'),
+    'text/html',
+  ),
+  '/refresh-to-dead': body(storyPage('The page that moved nowhere', '<meta http-equiv="refresh" content="0; url=/gone">'), 'text/html'),
   '/article': body(
     `<html><head><title>The article</title></head><body><article><h1>The article</h1><p>${'A paragraph of the article that moved, long enough to be read as its content. '.repeat(5)}</p></article></body></html>`,
     'text/html',
@@ -135,6 +155,34 @@ describe('a <meta http-equiv="refresh"> redirect is followed, as a browser does'
     const read = await (await post(key, '/v1/webpage', { url: page('/moved') })).json()
     expect(read).toMatchObject({ url: page('/article'), title: 'The article' })
     expect(read.markdown).toContain('A paragraph of the article that moved')
+  })
+
+  test.each([
+    ['/ie-refresh', 'in an IE conditional comment', 'The story page'],
+    ['/noscript-refresh', 'inside <noscript>', 'The noscript page'],
+    ['/template-refresh', 'in a script template', 'The template page'],
+    ['/slow-refresh', 'after 30 s', 'The slow page'],
+  ])('a refresh no browser acts on at once (%s, %s) is not followed: the page itself is read', async (path, _why, title) => {
+    const { id, key } = await newAccount()
+    const res = await post(key, '/v1/webpage', { url: page(path) })
+    expect(res.status).toBe(200)
+    const read = await res.json()
+    expect(read).toMatchObject({ url: page(path), title })
+    expect(read.markdown).toContain(`A paragraph of ${title.toLowerCase()}`)
+    expect(await expectBooksBalanced(trawl, id)).toBe(9)
+  })
+
+  test('a refresh whose target cannot be read answers the page that asked for it', async () => {
+    const { id, key } = await newAccount()
+    const res = await post(key, '/v1/webpage', { url: page('/refresh-to-dead') })
+    expect(res.status).toBe(200)
+    const read = await res.json()
+    expect(read).toMatchObject({ url: page('/refresh-to-dead'), title: 'The page that moved nowhere' })
+    expect(read.markdown).toContain('A paragraph of the page that moved nowhere')
+    const many = await (await post(key, '/v1/extract', { urls: [page('/refresh-to-dead'), page('/ie-refresh')] })).json()
+    expect(many.failed).toEqual([])
+    expect(many.results.map((r: { url: string }) => r.url)).toEqual([page('/refresh-to-dead'), page('/ie-refresh')])
+    expect(await expectBooksBalanced(trawl, id)).toBe(7)
   })
 
   test('a loop of refreshes ends after a few hops with the last page read', async () => {

@@ -156,7 +156,9 @@ const MAX_META_REFRESHES = 3
 
 /**
  * safeFetch, following `<meta http-equiv="refresh">` redirects too (meta-refresh.ts), each through
- * safeFetch again (so the address guard checks every hop), all within the read's deadline.
+ * safeFetch again (so the address guard checks every hop), all within the read's deadline. A
+ * refresh whose target cannot be read (a 404, a refused address, its time ran out) leaves the page
+ * that asked for it as the answer: it was read, and is what a visitor saw before the refresh.
  */
 async function fetchFollowingRefresh(url: string, deadline: number, opts: SafeFetchOptions): Promise<SafeFetchResult> {
   let fetched = await safeFetch(url, opts)
@@ -164,7 +166,13 @@ async function fetchFollowingRefresh(url: string, deadline: number, opts: SafeFe
     const target = fetched.text !== undefined && fetched.contentType === 'html' ? metaRefreshTarget(fetched.text, fetched.url) : null
     const left = deadline - Date.now()
     if (!target || left <= 0) break
-    fetched = await safeFetch(target, { ...opts, timeoutMs: left })
+    try {
+      fetched = await safeFetch(target, { ...opts, timeoutMs: left })
+    } catch (err) {
+      // The caller gave up (a canceled crawl, a closed request): that is not the target's failure.
+      if (opts.signal?.aborted) throw err
+      break
+    }
   }
   return fetched
 }
