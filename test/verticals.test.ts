@@ -26,6 +26,17 @@ const ROUTES: SerpRoute[] = [
     type: 'application/json',
   },
   { host: 'www.google.com', path: '/search', query: { tbm: 'shop' }, body: constructed('shopping/shopping-tbm-shop-us.constructed.html') },
+  // Lens, older page: for this image, uploadbyurl answers with lens.google.com's own results page,
+  // whose matches are the older generation of HTML cards.
+  {
+    host: 'lens.google.com',
+    path: '/uploadbyurl',
+    query: { url: 'https://upload.example.org/kettle.jpg' },
+    status: 302,
+    body: '',
+    location: 'https://lens.google.com/search?p=AbOlderKettle',
+  },
+  { host: 'lens.google.com', path: '/search', body: constructed('lens/lens-g19kaf-cards.constructed.html') },
   // Lens: uploadbyurl redirects to the udm=26 results page on www.google.com, as the real one does.
   { host: 'lens.google.com', path: '/uploadbyurl', status: 302, body: '', location: 'https://www.google.com/search?udm=26&vsrid=abc&lns_surface=26' },
   { host: 'www.google.com', path: '/search', query: { udm: '26' }, body: constructed('lens/lens-udm26-visual-matches.constructed.html') },
@@ -286,6 +297,30 @@ describe('/v1/lens', () => {
     expect(lookup!.searchParams.get('url')).toBe('https://upload.example.org/tabby.jpg')
     expect(results!.searchParams.get('udm')).toBe('26')
     expect(body.meta.route.map((r: { host: string }) => r.host)).toEqual(['lens.google.com'])
+  })
+
+  test('the older generation of match cards (div.G19kAf.ENn9pd) is read too', async () => {
+    const res = await suite.post('/v1/lens', { url: 'https://upload.example.org/kettle.jpg' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-credits-used')).toBe('2')
+    const body = await res.json()
+    expect(body.results).toEqual([
+      {
+        position: 1,
+        title: 'Red Enamel Stovetop Kettle 2 L',
+        source: 'Kitchen Store',
+        link: 'https://www.kitchenstore.example/kettles/red-enamel-kettle',
+        domain: 'kitchenstore.example',
+        thumbnail_url: 'https://encrypted-tbn0.gstatic.com/images?q=tbn:ANd9GcOldKettle1',
+        image_url: null,
+      },
+      expect.objectContaining({ position: 2, title: 'Kettle on the camp stove', source: 'Flickr', domain: 'flickr.com' }),
+      expect.objectContaining({ position: 3, title: 'Why do enamel kettles whistle?', source: 'Retro Home', domain: 'retrohome.example' }),
+    ])
+    const [lookup, results] = suite.upstream.seen.slice(-2).map((s) => new URL(s.url, `https://${s.host}`))
+    expect(lookup!.searchParams.get('url')).toBe('https://upload.example.org/kettle.jpg')
+    expect(results!.pathname).toBe('/search')
+    expect(results!.searchParams.get('p')).toBe('AbOlderKettle')
   })
 
   test('fields= works; a private image address is refused before any work', async () => {

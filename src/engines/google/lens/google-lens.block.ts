@@ -7,7 +7,7 @@ import type { BlockCheckInput } from '../../upstream/upstream.types.ts'
 import { detectGoogleBlock, type GoogleBlock } from '../google-block.detect.ts'
 
 // Markup a results page carries: match cards, their links, or the older page's data blob.
-const RESULT_MARKERS = /vEWxFf|LBcIee|AF_initDataCallback\(/
+const RESULT_MARKERS = /vEWxFf|LBcIee|G19kAf|AF_initDataCallback\(/
 
 /** A block verdict for a fetched Lens page, or null when it may hold matches. */
 export function detectGoogleLensBlock(res: BlockCheckInput): GoogleBlock | null {

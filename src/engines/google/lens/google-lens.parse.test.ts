@@ -7,6 +7,7 @@ const CONSTRUCTED = new URL('../../../../test/fixtures/google/lens/', import.met
 const constructed = (name: string) => readFileSync(new URL(name, CONSTRUCTED), 'utf8')
 const udm26 = constructed('lens-udm26-visual-matches.constructed.html')
 const legacy = constructed('lens-legacy-afdata.constructed.html')
+const g19kaf = constructed('lens-g19kaf-cards.constructed.html')
 
 describe('constructed udm=26 results page (HTML cards)', () => {
   const page = parseGoogleLens(udm26)
@@ -58,6 +59,63 @@ describe('constructed udm=26 results page (HTML cards)', () => {
     const map = imageMap(udm26)
     expect(map.size).toBe(5)
     expect(map.get('dimg_Mx4a5')).toBe('https://encrypted-tbn1.gstatic.com/images?q=tbn:ANd9GcWikiTabby&s')
+  })
+})
+
+describe('constructed page of the older card generation (div.G19kAf.ENn9pd)', () => {
+  const page = parseGoogleLens(g19kaf)
+
+  it('reads every card, in order, without related searches', () => {
+    expect(page.parse_quality).toBe('ok')
+    expect(page.results.map((r) => [r.position, r.domain])).toEqual([
+      [1, 'kitchenstore.example'],
+      [2, 'flickr.com'],
+      [3, 'retrohome.example'],
+    ])
+  })
+
+  it('fills title (.UAiK1e), site name (.fjbPGe), link and the thumbnail, never the favicon', () => {
+    expect(page.results[0]).toEqual({
+      position: 1,
+      title: 'Red Enamel Stovetop Kettle 2 L',
+      source: 'Kitchen Store',
+      link: 'https://www.kitchenstore.example/kettles/red-enamel-kettle',
+      domain: 'kitchenstore.example',
+      thumbnail_url: 'https://encrypted-tbn0.gstatic.com/images?q=tbn:ANd9GcOldKettle1',
+    })
+    // A lazy image's data-src; a base64 placeholder gives way to the card's data-thumbnail-url.
+    expect(page.results[1]).toMatchObject({ title: 'Kettle on the camp stove', source: 'Flickr', thumbnail_url: expect.stringContaining('OldKettle2') })
+    expect(page.results[2]).toMatchObject({
+      title: 'Why do enamel kettles whistle?',
+      source: 'Retro Home',
+      thumbnail_url: expect.stringContaining('OldKettle3'),
+    })
+  })
+
+  it('falls back on the card data attributes for the link and the title', () => {
+    const bare = g19kaf
+      .replaceAll(/<a class="GZrdsf[^>]*>/g, '<span>')
+      .replaceAll('</a>\n  </div>', '</span>\n  </div>')
+      .replaceAll('class="UAiK1e"', 'class="x"')
+    const read = parseGoogleLens(bare)
+    expect(read.results[0]).toMatchObject({ title: 'Red Enamel Stovetop Kettle 2 L', link: 'https://www.kitchenstore.example/kettles/red-enamel-kettle' })
+    expect(read.results).toHaveLength(3)
+  })
+
+  it('reads both generations when a page mixes them', () => {
+    const cards = g19kaf.slice(g19kaf.indexOf('<div class="G19kAf'), g19kaf.indexOf('<div class="LzliJc">'))
+    const mixed = udm26.replace('<div class="aah4tc">', `<div class="aah4tc">${cards}`)
+    expect(parseGoogleLens(mixed).results.map((r) => r.domain)).toEqual([
+      'kitchenstore.example',
+      'flickr.com',
+      'retrohome.example',
+      'catbreedsguide.example',
+      'petphotos.example',
+      'reddit.com',
+      'shop.felinehome.example',
+      'en.wikipedia.org',
+      'instagram.com',
+    ])
   })
 })
 

@@ -1,13 +1,18 @@
 /**
  * Parses a Google Lens results page into visual matches.
  *
- * Lens has no stable public format; this is the most fragile parser in the engine. It reads the two
+ * Lens has no stable public format; this is the most fragile parser in the engine. It reads the
  * page generations public clients document, first one that yields matches:
- *  1. HTML cards of today's results page (www.google.com/search?…&udm=26): `div.vEWxFf` cards with
- *     an `a.LBcIee` link to the page, title `.Yt787`, site name `.R8BTeb`, thumbnail `img` whose
- *     address comes from the `google.ldi` id map. If the card class is renamed, outbound links that
- *     wrap a thumbnail are read instead (only on a page with Lens session links) and the page is
- *     marked partial.
+ *  1. HTML match cards, of either generation (one selector list, so a page mixing them reads both):
+ *     - today's results page (www.google.com/search?…&udm=26): `div.vEWxFf` cards with an
+ *       `a.LBcIee` link to the page, title `.Yt787`, site name `.R8BTeb`, thumbnail `img` whose
+ *       address comes from the `google.ldi` id map;
+ *     - the older lens.google.com page: `div.G19kAf.ENn9pd` cards with an `a.GZrdsf` (also
+ *       `data-action-url`) link to the page, title `.UAiK1e` (also `data-item-title`), site name
+ *       `.fjbPGe` beside its favicon in `.PlAMyb`, thumbnail `.Me0cf img` (also
+ *       `data-thumbnail-url`).
+ *     If the card classes are renamed, outbound links that wrap a thumbnail are read instead (only
+ *     on a page with Lens session links) and the page is marked partial.
  *  2. The data blob of the older lens.google.com page: `AF_initDataCallback({… data:[…]})`. Its
  *     nesting changes between releases, so matches are found by shape rather than by path: an
  *     array with a thumbnail URL at [0][0], a title at [3], a page URL at [5] and the site name
@@ -31,10 +36,12 @@ interface Read {
   quality: ParseQuality
 }
 
-const CARD = '.vEWxFf, a.LBcIee'
-const TITLE = '.Yt787, [role="heading"]'
-const SITE = '.R8BTeb'
-const THUMB_BOX = '.gdOPf'
+const CARD = '.vEWxFf, a.LBcIee, div.G19kAf.ENn9pd'
+const TITLE = '.Yt787, .UAiK1e, [role="heading"]'
+const SITE = '.R8BTeb, .fjbPGe'
+const THUMB = '.gdOPf img, .Me0cf img'
+/** The older cards' favicon box, beside (not around) the site name. */
+const FAVICON_BOX = '.PlAMyb'
 // Lens session markers in the page's own links: the loose fallback runs only on a Lens page, so a
 // web result page (whose outbound links also wrap images) is never read as visual matches.
 const LENS_PAGE = /[?&;](vsrid|lns_mode|lns_surface)=/
@@ -68,11 +75,15 @@ function readCards($: CheerioAPI, els: Element[], thumbs: Map<string, string>, q
 function readCard($: CheerioAPI, card: Element, thumbs: Map<string, string>): Match | undefined {
   const anchors = (card.name === 'a' ? [card] : $(card).find('a[href]').toArray()) as Element[]
   const anchor = anchors.find((a) => resultUrl(a.attribs.href))
-  const link = anchor ? resultUrl(anchor.attribs.href) : null
-  if (!anchor || !link) return undefined
+  const link = anchor ? resultUrl(anchor.attribs.href) : resultUrl($(card).find('[data-action-url]').attr('data-action-url'))
+  if (!link) return undefined
   const siteEl = $(card).find(SITE).first()[0] as Element | undefined
   const titleEl = $(card).find(TITLE).first()[0]
-  const title = titleEl ? textOf(titleEl) : normText(anchor.attribs['aria-label'] ?? '') || longestText($, card, siteEl)
+  const title =
+    (titleEl ? textOf(titleEl) : '') ||
+    normText($(card).find('[data-item-title]').attr('data-item-title') ?? '') ||
+    normText(anchor?.attribs['aria-label'] ?? '') ||
+    longestText($, card, siteEl)
   if (!title) return undefined
   return compact({
     title,
@@ -106,8 +117,10 @@ function longestText($: CheerioAPI, card: Element, siteEl: Element | undefined):
 
 /** The card's picture (not the site favicon), resolved to an http(s) address when the page has one. */
 function thumbnailOf($: CheerioAPI, card: Element, siteEl: Element | undefined, thumbs: Map<string, string>): string | undefined {
-  const boxed = $(card).find(`${THUMB_BOX} img`).toArray() as Element[]
-  const imgs = boxed.length ? boxed : ($(card).find('img').toArray() as Element[]).filter((img) => !siteEl || !$(img).closest(SITE).length)
+  const boxed = $(card).find(THUMB).toArray() as Element[]
+  const imgs = boxed.length
+    ? boxed
+    : ($(card).find('img').toArray() as Element[]).filter((img) => (!siteEl || !$(img).closest(SITE).length) && !$(img).closest(FAVICON_BOX).length)
   for (const img of imgs) {
     const id = img.attribs['data-iid'] ?? img.attribs.id
     const mapped = id ? thumbs.get(id) : undefined
@@ -117,7 +130,8 @@ function thumbnailOf($: CheerioAPI, card: Element, siteEl: Element | undefined, 
       if (src && /^https?:\/\//i.test(src)) return src
     }
   }
-  return undefined
+  const declared = $(card).find('[data-thumbnail-url]').attr('data-thumbnail-url')
+  return declared && /^https?:\/\//i.test(declared) ? declared : undefined
 }
 
 /**

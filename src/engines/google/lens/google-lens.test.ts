@@ -10,6 +10,7 @@ import { googleLens } from './google-lens.ts'
 const CONSTRUCTED = new URL('../../../../test/fixtures/google/lens/', import.meta.url)
 const udm26 = readFileSync(new URL('lens-udm26-visual-matches.constructed.html', CONSTRUCTED), 'utf8')
 const legacy = readFileSync(new URL('lens-legacy-afdata.constructed.html', CONSTRUCTED), 'utf8')
+const g19kaf = readFileSync(new URL('lens-g19kaf-cards.constructed.html', CONSTRUCTED), 'utf8')
 const captcha = fixture('serp/google/web-desktop/zlurad-recaptcha.html').toString('utf8')
 const RESULTS_URL = 'https://www.google.com/search?vsrid=CJrS3sOq6ZuXkAEQAhgBIiQ4ZmQ0&udm=26&lns_mode=un&hl=en-US'
 
@@ -38,6 +39,12 @@ describe('googleLens.run', () => {
   it('parses the older lens.google.com page too', async () => {
     const answer = await googleLens.run(req, fakeFetch(legacy, 'https://lens.google.com/search?p=AbCdEf').fetch)
     expect(answer.results.map((r) => r.source)).toEqual(['Trail Gear Co.', 'Flickr', 'Outdoor Kitchen', 'Campingmarkt', 'Pinterest'])
+  })
+
+  it('parses the older generation of HTML cards too', async () => {
+    const answer = await googleLens.run(req, fakeFetch(g19kaf, 'https://lens.google.com/search?p=AbOlder').fetch)
+    expect(answer.parse_quality).toBe('ok')
+    expect(answer.results.map((r) => r.source)).toEqual(['Kitchen Store', 'Flickr', 'Retro Home'])
   })
 
   it('hands the upstream client a detector that refuses consent, CAPTCHA and shell pages', async () => {
@@ -73,5 +80,6 @@ describe('detectGoogleLensBlock', () => {
   it('lets a page with cards or page data through even if it mentions enablejs', () => {
     expect(isLensScriptShell(`${udm26}<a href="/httpservice/retry/enablejs">x</a>`)).toBe(false)
     expect(isLensScriptShell(`${legacy}<a href="/httpservice/retry/enablejs">x</a>`)).toBe(false)
+    expect(isLensScriptShell(`${g19kaf}<a href="/httpservice/retry/enablejs">x</a>`)).toBe(false)
   })
 })
