@@ -141,6 +141,53 @@ export const operatorCommands: Command[] = [
     },
   },
   {
+    name: 'engines check',
+    summary: 'Send one live query per engine, route and vertical from this machine, and print what answered',
+    details:
+      'Runs in this process with the server configuration (TRAWL_* variables: proxies, TRAWL_UPSTREAM_HOSTS, TRAWL_BROWSER, API keys); nothing is billed. Exits 1 when no web search route of the primary engine answered with results. The same check runs on a server as POST /admin/v1/engines/check.',
+    flags: {
+      q: { kind: 'string', placeholder: 'QUERY', help: 'the query sent everywhere (default coffee)' },
+      engine: { kind: 'string', placeholder: 'NAMES', help: 'comma-separated providers to check (default all)' },
+      vertical: { kind: 'string', placeholder: 'NAMES', help: 'comma-separated verticals to check (default all)' },
+    },
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const list = (flag: string) =>
+        str(parsed.values, flag)
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      const { checkEnginesHere } = await import('../features/engines/engines.check.local.ts')
+      const report = await checkEnginesHere({ q: str(parsed.values, 'q'), engines: list('engine'), verticals: list('vertical') }).catch((err) => {
+        throw err instanceof ApiError ? new UsageError(err.message) : err
+      })
+      if (parsed.values.json) printJson(report)
+      else {
+        const rows = report.rows.map((r) => [
+          r.engine,
+          r.vertical,
+          r.route,
+          r.status ?? '-',
+          r.verdict,
+          r.results,
+          r.parse_quality ?? '-',
+          `${r.latency_ms} ms`,
+          r.reason ?? '',
+        ])
+        print(table(['engine', 'vertical', 'route', 'HTTP', 'verdict', 'results', 'parse', 'latency', 'why'], rows))
+        if (report.primary_ok !== null) {
+          print(
+            report.primary_ok
+              ? `\n${report.primary} answers web search from this machine.`
+              : `\n${report.primary} has no working web search route from this machine.`,
+          )
+        }
+      }
+      return report.primary_ok === false ? 1 : 0
+    },
+  },
+  {
     name: 'migrate',
     summary: 'Apply the database migrations and exit (every start applies them too)',
     flags: {},

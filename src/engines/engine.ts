@@ -1,8 +1,11 @@
 import type { ParsedSearchPage, SearchRequest, VerticalEndpoint, VerticalPage, VerticalRequest } from './engine.types.ts'
 import type { BlockDetector, RouteAttempt } from './upstream/upstream.types.ts'
 
-/** Every provider Trawl can ask (CONTRACT §3c): the primary first. */
-export const ENGINE_NAMES = ['google', 'bing', 'duckduckgo', 'brave', 'mojeek', 'startpage', 'wikipedia'] as const
+/**
+ * Every provider Trawl can ask (CONTRACT §3c): the primary first. searxng and serper are the
+ * operator's own services: they exist only when configured (registry.ts).
+ */
+export const ENGINE_NAMES = ['google', 'bing', 'duckduckgo', 'brave', 'mojeek', 'startpage', 'wikipedia', 'searxng', 'serper'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
 /** What a provider can be asked for: web search or one of the other verticals. */
@@ -28,7 +31,8 @@ export interface EngineCapabilities {
 
 /**
  * Fetches one engine URL through the upstream client (proxy pools, failover, block detection).
- * With `form`, the request is a POST of that form (application/x-www-form-urlencoded).
+ * With `form`, the request is a POST of that form (application/x-www-form-urlencoded); with
+ * `how.render`, the browser draws the page instead.
  * Throws an ApiError (upstream_blocked / upstream_timeout / upstream_error) when every route fails.
  */
 export type EngineFetch = (
@@ -36,6 +40,8 @@ export type EngineFetch = (
   headers: Record<string, string>,
   detectBlock?: BlockDetector,
   form?: Record<string, string>,
+  /** `render`: the page drawn by the browser, its scripts run (a provider's `browser` route). */
+  how?: { render?: boolean },
 ) => Promise<{ status: number; url: string; body: string }>
 
 /**

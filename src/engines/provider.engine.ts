@@ -26,9 +26,17 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
 
   const fetcher = (attempts: RouteAttempt[], signal?: AbortSignal, route?: string): EngineFetch => {
     const named = (list: RouteAttempt[]) => (route ? list.map((a) => ({ ...a, route })) : list)
-    return async (url, headers, detectBlock, form) => {
+    return async (url, headers, detectBlock, form, how) => {
       try {
-        const fetched = await upstream.fetchPage({ engine: provider.name, url, headers, form, signal, detectBlock: detectBlock ?? provider.detectBlock })
+        const fetched = await upstream.fetchPage({
+          engine: provider.name,
+          url,
+          headers,
+          form,
+          signal,
+          detectBlock: detectBlock ?? provider.detectBlock,
+          render: how?.render,
+        })
         attempts.push(...named(fetched.attempts))
         return fetched
       } catch (err) {
@@ -55,7 +63,15 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       if (!isUpstreamError(err)) throw err
       // A route that fetched fine but could not read the page says so under its own name.
       if (attempts.length === before || err.attempts.length === 0) {
-        attempts.push({ engine: provider.name, route: name, host: '', pool: null, outcome: err.code === 'upstream_blocked' ? 'blocked' : 'error', reason: err.message, ms: ms() })
+        attempts.push({
+          engine: provider.name,
+          route: name,
+          host: '',
+          pool: null,
+          outcome: err.code === 'upstream_blocked' ? 'blocked' : 'error',
+          reason: err.message,
+          ms: ms(),
+        })
       }
       const outcome = err.code === 'upstream_blocked' ? 'blocked' : err.code === 'upstream_timeout' ? 'timeout' : 'error'
       health.record(provider.name, layout, { outcome, ms: ms() })
@@ -85,7 +101,15 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       for (const r of usable) {
         if (order.includes(r)) continue
         const state = health.state(provider.name, routeLayout('search', routeName(r)))
-        attempts.push({ engine: provider.name, route: routeName(r), host: '', pool: null, outcome: 'skipped', reason: `route ${state}; not asked until its cool-down ends`, ms: 0 })
+        attempts.push({
+          engine: provider.name,
+          route: routeName(r),
+          host: '',
+          pool: null,
+          outcome: 'skipped',
+          reason: `route ${state}; not asked until its cool-down ends`,
+          ms: 0,
+        })
       }
       let unreadable: ParsedSearchPage | undefined
       for (const [i, route] of order.entries()) {
@@ -98,7 +122,15 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
         }
         // Result markup of which nothing was read: the next route may do better.
         if (i < order.length - 1 && page.results.length === 0 && page.parse_quality === 'partial') {
-          attempts.push({ engine: provider.name, route: routeName(route), host: '', pool: null, outcome: 'error', reason: 'page not understood (parse_quality partial)', ms: 0 })
+          attempts.push({
+            engine: provider.name,
+            route: routeName(route),
+            host: '',
+            pool: null,
+            outcome: 'error',
+            reason: 'page not understood (parse_quality partial)',
+            ms: 0,
+          })
           unreadable = page
           continue
         }

@@ -1,15 +1,17 @@
+import { isIP } from 'node:net'
 import type { Config } from '../../config.ts'
 import { metrics } from '../../metrics/metrics.ts'
+import { isPublicAddress, stripBrackets } from '../../net/address-policy.ts'
 import { createImpitTransport } from './impit-transport.ts'
 import { type CooldownOptions, DEFAULT_COOLDOWN, type PenaltyShare, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
 import { BodyTooLargeError, decodeText, UnsupportedEncodingError } from './response-body.ts'
 import { createUndiciTransport } from './undici-transport.ts'
-import type { AttemptOutcome, FetchedPage, FetchPageRequest, ProxyHealth, RouteAttempt } from './upstream.types.ts'
+import type { AttemptOutcome, EngineBrowser, FetchedPage, FetchPageRequest, ProxyHealth, RouteAttempt } from './upstream.types.ts'
 import { type UpstreamErrorCode, upstreamErrorFor } from './upstream-error.ts'
 import { isSameSite, type MappedTarget, mapUpstream, resolveRedirect } from './upstream-route.ts'
 import type { UpstreamTransport } from './upstream-transport.ts'
 
-export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'>
+export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'> & Partial<Pick<Config, 'allowPrivateNetwork'>>
 
 export interface UpstreamClientOptions {
   /** Attempts per fetchPage across all routes (default 4). Without proxy pools there is one. */
@@ -31,6 +33,8 @@ export interface UpstreamClientOptions {
   transport?: 'impit' | 'undici' | UpstreamTransport
   /** Accept self-signed certificates. Tests only (a loopback TLS server); never from configuration. */
   insecureTls?: boolean
+  /** Draws pages for requests with `render` (the engines' browser routes); absent = no browser. */
+  browser?: EngineBrowser
 }
 
 export interface UpstreamClient {
@@ -160,8 +164,53 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     return { attempt, verdict, page }
   }
 
+  /**
+   * One page drawn by the browser, in the kept context of its engine host, and judged like a
+   * fetched one. The browser's own guard proxy carries it (proxy pools are not used), with the
+   * address policy of every browser connection; TRAWL_UPSTREAM_HOSTS is honoured.
+   */
+  async function renderPage(req: FetchPageRequest): Promise<FetchedPage> {
+    const url = new URL(req.url)
+    const base: Omit<RouteAttempt, 'outcome' | 'ms'> = { engine: req.engine, host: url.host, pool: null }
+    const started = Date.now()
+    const fail = (outcome: AttemptOutcome, reason: string, status?: number): never => {
+      const attempt: RouteAttempt = { ...base, ...(status ? { status } : {}), outcome, reason, ms: Date.now() - started }
+      metrics.upstreamAttempt(attempt)
+      throw upstreamErrorFor(outcome === 'blocked' ? 'upstream_blocked' : outcome === 'timeout' ? 'upstream_timeout' : 'upstream_error', req.engine, [attempt])
+    }
+    if (!options.browser?.available) return fail('error', 'no browser on this server (TRAWL_BROWSER)')
+    const target = mapUpstream(config.upstreamHosts, url)
+    // The browser's guard would refuse a mapped upstream on a private address: said here, without
+    // starting a browser for it.
+    const mappedHost = stripBrackets(new URL(target.requestUrl).hostname)
+    if (target.base && !config.allowPrivateNetwork && isIP(mappedHost) && !isPublicAddress(mappedHost)) {
+      return fail('error', 'the browser may not reach the mapped upstream, a private address (TRAWL_ALLOW_PRIVATE_NETWORK)')
+    }
+    const userAgent = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'user-agent')?.[1]
+    let drawn: { url: string; status: number; html: string }
+    try {
+      drawn = await options.browser.render(target.requestUrl, {
+        timeoutMs: req.timeoutMs ?? config.upstreamTimeoutMs,
+        signal: req.signal,
+        session: { key: url.host, userAgent },
+      })
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason
+      const code = (err as { code?: string }).code
+      return fail(code === 'upstream_timeout' ? 'timeout' : 'error', `browser: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200))
+    }
+    // The drawn page's address as the engine sees it (a mapped test host is translated back).
+    const finalUrl = (target.base && resolveRedirect(drawn.url, url, target)?.href) || drawn.url
+    const verdict = classify({ status: drawn.status, url: finalUrl, body: drawn.html }, req)
+    if (verdict.outcome !== 'ok') return fail(verdict.outcome, verdict.reason ?? `HTTP ${drawn.status}`, drawn.status)
+    const attempt: RouteAttempt = { ...base, status: drawn.status, outcome: 'ok', ms: Date.now() - started }
+    metrics.upstreamAttempt(attempt)
+    return { status: drawn.status, url: finalUrl, body: drawn.html, attempts: [attempt] }
+  }
+
   async function fetchPage(req: FetchPageRequest): Promise<FetchedPage> {
     if (req.signal?.aborted) throw req.signal.reason
+    if (req.render) return renderPage(req)
     const url = new URL(req.url)
     const totalMs = req.timeoutMs ?? config.upstreamTimeoutMs
     const deadline = Date.now() + totalMs

@@ -48,6 +48,20 @@ export interface FetchPageRequest {
   signal?: AbortSignal
   /** Overall deadline for all attempts; defaults to config.upstreamTimeoutMs. */
   timeoutMs?: number
+  /** Draw the page in the browser (its scripts run) instead of fetching it: the `browser` routes. */
+  render?: boolean
+}
+
+/**
+ * The headless browser as the upstream client uses it (net/browser/renderer.ts): one kept
+ * context per session key (an engine host), so consent and cookies carry over between searches.
+ */
+export interface EngineBrowser {
+  readonly available: boolean
+  render(
+    url: string,
+    opts: { timeoutMs: number; signal?: AbortSignal; session?: { key: string; userAgent?: string } },
+  ): Promise<{ url: string; status: number; html: string }>
 }
 
 export interface FetchedPage {

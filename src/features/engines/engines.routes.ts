@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { errorResponses } from '../../http/error-schema.ts'
+import { parseInput } from '../../http/parse-input.ts'
 import type { Services } from '../../services.ts'
+import { CheckBody, checkEngines } from './engines.check.ts'
 import { EnginesResponse } from './engines.response.ts'
 import { engineStatuses } from './engines.service.ts'
 
@@ -23,5 +25,12 @@ export function engineRoutes(app: FastifyInstance, services: Pick<Services, 'eng
       await services.engines.health.refresh()
       return { engines: engineStatuses(services.engines) }
     },
+  )
+
+  // The operator's live self-test (engines.check.ts): one query per provider, route and vertical.
+  app.post(
+    '/admin/v1/engines/check',
+    { config: { auth: 'admin' }, schema: { summary: 'Check every engine route live', tags: ['operator'], hide: true } },
+    async (req) => checkEngines(services.engines, parseInput(CheckBody, req)),
   )
 }

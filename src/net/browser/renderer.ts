@@ -33,6 +33,12 @@ export interface RenderOptions {
   /** Deadline for this page (also bounded by the renderer's page timeout). */
   timeoutMs: number
   signal?: AbortSignal
+  /**
+   * A kept context for this key (an engine host): its cookies (consent, session) carry over from
+   * one page to the next, as a returning browser's would; `userAgent` is set when it is created.
+   * Without it, every page gets a fresh context.
+   */
+  session?: { key: string; userAgent?: string }
 }
 
 export interface RenderedPage {
@@ -97,7 +103,12 @@ interface Generation {
   pages: number
   inFlight: number
   retiring: boolean
+  /** Kept contexts by session key; they go with their browser. */
+  sessions: Map<string, Promise<BrowserContext>>
 }
+
+// Kept contexts per browser at most: engine hosts are few; any beyond get fresh contexts.
+const MAX_SESSIONS = 8
 
 export class Renderer {
   private proxy: GuardProxy | null = null
@@ -156,18 +167,17 @@ export class Renderer {
       gen.inFlight++
       gen.pages++
       if (gen.pages >= this.opts.recyclePages) this.retire(gen, 'page count')
-      context = await gen.browser.newContext({
-        serviceWorkers: 'block',
-        acceptDownloads: false,
-        userAgent: this.opts.userAgent,
-        viewport: { width: 1280, height: 1000 },
-      })
-      await context.addInitScript(NO_WEBRTC)
-      await context.route('**/*', (route) => (BLOCKED_TYPES.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.continue()))
-      const page = await context.newPage()
-      const result = await this.load(page, url, deadline, opts.signal)
-      this.rendered++
-      return result
+      const session = opts.session
+      const kept = session ? this.sessionContext(gen, session.key, session.userAgent) : null
+      context = kept ? null : await this.newContext(gen, this.opts.userAgent)
+      const page = await (kept ? await kept : context!).newPage()
+      try {
+        const result = await this.load(page, url, deadline, opts.signal)
+        this.rendered++
+        return result
+      } finally {
+        if (kept) await page.close().catch(() => {})
+      }
     } catch (e) {
       throw this.toApiError(e, deadline)
     } finally {
@@ -179,6 +189,31 @@ export class Renderer {
       }
       this.release()
     }
+  }
+
+  private async newContext(gen: Generation, userAgent: string | undefined): Promise<BrowserContext> {
+    const context = await gen.browser.newContext({
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      userAgent,
+      viewport: { width: 1280, height: 1000 },
+    })
+    await context.addInitScript(NO_WEBRTC)
+    await context.route('**/*', (route) => (BLOCKED_TYPES.has(route.request().resourceType()) ? route.abort('blockedbyclient') : route.continue()))
+    return context
+  }
+
+  /** The kept context of `key` in this browser, made at its first page; null when too many are kept. */
+  private sessionContext(gen: Generation, key: string, userAgent: string | undefined): Promise<BrowserContext> | null {
+    let context = gen.sessions.get(key)
+    if (!context) {
+      if (gen.sessions.size >= MAX_SESSIONS) return null
+      context = this.newContext(gen, userAgent ?? this.opts.userAgent)
+      // A context that failed to open is not kept: the next page tries again.
+      context.catch(() => gen.sessions.delete(key))
+      gen.sessions.set(key, context)
+    }
+    return context
   }
 
   private async load(page: Page, url: string, deadline: number, signal?: AbortSignal): Promise<RenderedPage> {
@@ -283,7 +318,7 @@ export class Renderer {
         args: chromiumArgs(this.proxy.url, marker),
         timeout: 30_000,
       })
-      const gen: Generation = { browser, pid: findBrowserPid(marker), pages: 0, inFlight: 0, retiring: false }
+      const gen: Generation = { browser, pid: findBrowserPid(marker), pages: 0, inFlight: 0, retiring: false, sessions: new Map() }
       browser.on('disconnected', () => {
         this.open.delete(gen)
         if (this.current === gen) this.current = null
