@@ -144,7 +144,7 @@ async function raceTakeoverWithEnd(t: Trawl, other: Store) {
   // process would wait for it; here B is told at once (busy_timeout 0) rather than stall this one.
   if (other.dialect === 'sqlite') await sql`pragma busy_timeout = 0`.execute(other.db)
   const claimed = await claimDue(other, 'crawls', { workerId: 'worker-b', leaseMs: 60_000, limit: 1 }).catch((e: { code?: string }) => {
-    if (e.code === 'SQLITE_BUSY') return []
+    if (e.code === 'SQLITE_BUSY') return [] as string[]
     throw e
   })
   if (other.dialect === 'sqlite') await sql`pragma busy_timeout = 5000`.execute(other.db)

@@ -129,7 +129,7 @@ for (const database of databases) {
     /** Waits until both processes listen again and A's shared connection (the one it publishes on) is back. */
     async function listeningAgain(a: Trawl, admin: Redis, oldSubscribers: string[] = []) {
       await waitFor(async () => {
-        const ids = pubsubClientIds(String(await admin.client('LIST', 'TYPE', 'pubsub')))
+        const ids = pubsubClientIds(String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')))
         return ids.length === 2 && ids.every((id) => !oldSubscribers.includes(id)) && (await subscribers(admin)) === 2
       }, 20_000)
       await waitFor(() => a.services.redis?.status === 'ready', 20_000)
@@ -164,9 +164,9 @@ for (const database of databases) {
       const keyId = (await (await call(b, key, 'GET', '/v1/account')).json()).key.id as string
       expect((await call(b, key, 'GET', '/v1/account')).status).toBe(200) // cached in B for a minute
 
-      const before = pubsubClientIds(String(await admin.client('LIST', 'TYPE', 'pubsub')))
+      const before = pubsubClientIds(String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub')))
       expect(before).toHaveLength(2)
-      expect(await admin.client('KILL', 'TYPE', 'pubsub')).toBe(2)
+      expect(await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub')).toBe(2)
       await listeningAgain(a, admin, before)
 
       const dashboard = await dashboardOn(a, email, 'owner-password')
