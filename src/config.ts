@@ -42,6 +42,11 @@ const Env = z.object({
   TRAWL_ENGINE_COOLDOWN_MS: positiveInt(120_000),
   TRAWL_JOB_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   TRAWL_BRAVE_API_KEY: z.string().min(8, 'must be a Brave Search API key').optional(),
+  TRAWL_SEARXNG_URL: z
+    .url()
+    .regex(/^https?:\/\//i, 'must be the http(s) URL of a SearXNG instance')
+    .optional(),
+  TRAWL_SERPER_API_KEY: z.string().min(8, 'must be a Serper API key').optional(),
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
@@ -113,6 +118,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     engineCooldownMs: e.TRAWL_ENGINE_COOLDOWN_MS,
     jobLeaseMs: e.TRAWL_JOB_LEASE_MS,
     braveApiKey: e.TRAWL_BRAVE_API_KEY ?? null,
+    searxngUrl: e.TRAWL_SEARXNG_URL ?? null,
+    serperApiKey: e.TRAWL_SERPER_API_KEY ?? null,
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',

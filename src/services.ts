@@ -57,6 +57,8 @@ export async function openServices(config: Config): Promise<Services> {
   const engines = createEngines(upstream, {
     reviewsTokenSecret,
     braveApiKey: config.braveApiKey,
+    searxngUrl: config.searxngUrl,
+    serperApiKey: config.serperApiKey,
     cooldownMs: config.engineCooldownMs,
     consensusDeadlineMs: config.upstreamTimeoutMs,
     share: redis ? redisHealthShare(redis, () => {}) : undefined,

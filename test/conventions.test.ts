@@ -77,7 +77,7 @@ describe('request handling', () => {
     [{ q: 'x'.repeat(2049) }, 'q must be at most 2,048 characters'],
     [
       { q: 'x', engine: 'altavista' },
-      'engine altavista is not known; use one of google, bing, duckduckgo, brave, mojeek, startpage, wikipedia, auto, consensus, or a list of providers',
+      'engine altavista is not known; use one of google, bing, duckduckgo, brave, mojeek, startpage, wikipedia, searxng, serper, auto, consensus, or a list of providers',
     ],
     [{ q: 'x', format: 'markdown', fields: 'results.title' }, 'fields cannot be combined with format=markdown; use format=json or format=compact with fields'],
   ])('bad input %j is a 400 naming the parameter and is not billed', async (body, message) => {

@@ -109,7 +109,7 @@ describe('choosing an engine', () => {
   test('unknown names are a 400 listing the valid ones; consensus is search only; a mode stands alone', async () => {
     const bad = await get('/v1/search?q=x&engine=altavista')
     expect(bad.status).toBe(400)
-    expect((await bad.json()).error.message).toMatch(/google, bing, duckduckgo, brave, mojeek, startpage, wikipedia, auto, consensus/)
+    expect((await bad.json()).error.message).toMatch(/google, bing, duckduckgo, brave, mojeek, startpage, wikipedia, searxng, serper, auto, consensus/)
     const consensus = await get('/v1/images?q=x&engine=consensus')
     expect((await consensus.json()).error.message).toBe('engine consensus is only supported on /v1/search')
     const mixed = await get('/v1/search?q=x&engine=auto,bing')

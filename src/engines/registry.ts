@@ -6,6 +6,8 @@ import { googleProvider } from './google/google.provider.ts'
 import { EngineHealth, type HealthShare, routeLayout } from './health.ts'
 import { mojeekProvider } from './mojeek/mojeek.provider.ts'
 import { bindProvider } from './provider.engine.ts'
+import { searxngProvider } from './searxng/searxng.provider.ts'
+import { serperProvider } from './serper/serper.provider.ts'
 import { startpageProvider } from './startpage/startpage.provider.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
 import { wikipediaProvider } from './wikipedia/wikipedia.provider.ts'
@@ -26,6 +28,10 @@ interface ProviderRow {
 export interface EngineOptions {
   reviewsTokenSecret: string
   braveApiKey: string | null
+  /** The operator's SearXNG instance (TRAWL_SEARXNG_URL); no searxng provider without it. */
+  searxngUrl?: string | null
+  /** Serper's API key (TRAWL_SERPER_API_KEY); no serper provider without it. */
+  serperApiKey?: string | null
   cooldownMs: number
   /** One deadline for every provider `consensus` asks (the upstream deadline). */
   consensusDeadlineMs: number
@@ -35,6 +41,11 @@ export interface EngineOptions {
 function providerRows(opts: EngineOptions): ProviderRow[] {
   return [
     { provider: googleProvider(opts), auto: true, consensus: true },
+    // The operator's own services, listed only when configured, right after the primary: they were
+    // set up to answer when it cannot (free instance first, paid key next), and each aggregates or
+    // resells other engines' results, so neither is an independent index for consensus.
+    ...(opts.searxngUrl ? [{ provider: searxngProvider(opts.searxngUrl), auto: true, consensus: false }] : []),
+    ...(opts.serperApiKey ? [{ provider: serperProvider(opts.serperApiKey), auto: true, consensus: false }] : []),
     { provider: bingProvider, auto: true, consensus: true },
     { provider: duckduckgoProvider, auto: true, consensus: true },
     { provider: braveProvider(opts.braveApiKey ?? undefined), auto: true, consensus: true },
