@@ -73,7 +73,9 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
           ms: ms(),
         })
       }
-      const outcome = err.code === 'upstream_blocked' ? 'blocked' : err.code === 'upstream_timeout' ? 'timeout' : 'error'
+      // A 403 is the engine refusing this client, as a CAPTCHA is: the route cools down at once.
+      const refused = err.code === 'upstream_blocked' || attempts.slice(before).some((a) => a.status === 403)
+      const outcome = refused ? 'blocked' : err.code === 'upstream_timeout' ? 'timeout' : 'error'
       health.record(provider.name, layout, { outcome, ms: ms() })
       throw err
     }
