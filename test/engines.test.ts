@@ -133,8 +133,11 @@ describe('choosing an engine', () => {
     expect(res.status).toBe(200)
     expect(body.request.engine).toBe('duckduckgo,mojeek')
     expect(body.meta.engine).toBe('mojeek')
+    // DuckDuckGo's first route (html) is refused; its other routes (lite, djs) are on hosts this fake does not serve.
     expect(body.meta.route.map((r: Route) => [r.engine, r.outcome])).toEqual([
       ['duckduckgo', 'blocked'],
+      ['duckduckgo', 'error'],
+      ['duckduckgo', 'error'],
       ['mojeek', 'ok'],
     ])
     expect(hits).not.toContain('google')

@@ -40,7 +40,7 @@ describe('autocomplete request and blocks', () => {
     expect(detectDuckDuckGoAutocompleteBlock({ status: 200, url: AC_URL, body: '[]' })).toBeNull()
     expect(detectDuckDuckGoAutocompleteBlock({ status: 200, url: AC_URL, body: '<html>x</html>' })?.reason).toMatch(/instead of JSON/)
     const anomaly = readFixture('serp/duckduckgo/blocked/ddgcli-anomaly-challenge-2026.html').toString('utf8')
-    expect(detectDuckDuckGoAutocompleteBlock({ status: 200, url: AC_URL, body: anomaly })?.reason).toBe('DuckDuckGo anomaly (bot) challenge')
+    expect(detectDuckDuckGoAutocompleteBlock({ status: 200, url: AC_URL, body: anomaly })?.reason).toBe('DuckDuckGo challenge page (anomaly)')
   })
 
   it('run fetches once with the autocomplete block detector', async () => {

@@ -44,12 +44,15 @@ const EXPECTED: Record<string, { layout: string; quality: string; count: number;
   },
   'web-js-shell/aql-c-pretty-print-json.html': { layout: 'js-shell', quality: 'partial', count: 0 },
   'web-js-shell/aql-what-happened-to-greta-thornburg.html': { layout: 'js-shell', quality: 'partial', count: 0 },
+  // Constructed (the current shell, with its d.js preload link): no results in it either.
+  'web-js-shell/rust-programming-preload.constructed.html': { layout: 'js-shell', quality: 'partial', count: 0 },
 }
 
-const pageFixtures = listFixtures(DIR, true).filter((f) => !f.startsWith('autocomplete/'))
+// Pages of the no-JS layouts and the shell; d.js scripts are read by duckduckgo.djs.ts (duckduckgo.djs.test.ts).
+const pageFixtures = listFixtures(DIR, true).filter((f) => !f.startsWith('autocomplete/') && !f.startsWith('djs/'))
 
 describe('DuckDuckGo fixtures', () => {
-  it('every real capture is listed here', () => {
+  it('every saved page is listed here', () => {
     expect(pageFixtures.sort()).toEqual(Object.keys(EXPECTED).sort())
   })
 
@@ -75,7 +78,7 @@ describe('DuckDuckGo fixtures', () => {
   it('only the anomaly page is a block', () => {
     for (const file of pageFixtures) {
       const verdict = detectDuckDuckGoBlock({ status: 200, url: HTML_URL, body: read(file) })
-      if (file.startsWith('blocked/')) expect(verdict).toEqual({ reason: 'DuckDuckGo anomaly (bot) challenge' })
+      if (file.startsWith('blocked/')) expect(verdict).toEqual({ reason: 'DuckDuckGo challenge page (anomaly)' })
       else expect(verdict).toBeNull()
     }
   })
@@ -221,7 +224,7 @@ describe('detectDuckDuckGoBlock', () => {
   const anomaly = read('blocked/ddgcli-anomaly-challenge-2026.html')
 
   it('flags the anomaly page whatever the status, rate limits, 403s and Cloudflare challenges', () => {
-    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: anomaly })?.reason).toBe('DuckDuckGo anomaly (bot) challenge')
+    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: anomaly })?.reason).toBe('DuckDuckGo challenge page (anomaly)')
     expect(detectDuckDuckGoBlock({ status: 429, url: HTML_URL, body: '' })?.reason).toBe('HTTP 429 from DuckDuckGo')
     expect(detectDuckDuckGoBlock({ status: 403, url: HTML_URL, body: '' })?.reason).toBe('HTTP 403 from DuckDuckGo')
     expect(detectDuckDuckGoBlock({ status: 302, url: 'https://duckduckgo.com/anomaly.js?sv=html', body: '' })).not.toBeNull()

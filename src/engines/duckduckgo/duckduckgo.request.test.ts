@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import type { SearchRequest } from '../engine.types.ts'
-import { acceptLanguage, buildDuckDuckGoRequest, buildNextPageRequest, nextFormFromToken, regionOf } from './duckduckgo.request.ts'
+import {
+  acceptLanguage,
+  buildDjsRequest,
+  buildDuckDuckGoRequest,
+  buildNextPageRequest,
+  buildShellRequest,
+  nextFormFromToken,
+  quoteBangs,
+  regionOf,
+} from './duckduckgo.request.ts'
 
 const base = searchRequest({ engine: 'duckduckgo', q: 'rust programming' })
 const req = (r: Partial<SearchRequest> = {}): SearchRequest => ({ ...base, ...r })
@@ -96,5 +105,52 @@ describe('acceptLanguage', () => {
   it('lists the language, its base and English', () => {
     expect(acceptLanguage('en')).toBe('en')
     expect(acceptLanguage('pt-BR')).toBe('pt-BR,pt;q=0.9,en;q=0.8')
+  })
+})
+
+describe('quoteBangs', () => {
+  it('wraps every token starting with ! in single quotes, anywhere in the query', () => {
+    expect(quoteBangs('!w coffee')).toBe("'!w' coffee")
+    expect(quoteBangs('coffee !w')).toBe("coffee '!w'")
+    expect(quoteBangs('! first result')).toBe("'!' first result")
+    expect(quoteBangs('a  !g\tb !yt')).toBe("a  '!g'\tb '!yt'")
+  })
+
+  it('leaves other queries alone: a ! inside a word, an already quoted bang', () => {
+    expect(quoteBangs('hello! world')).toBe('hello! world')
+    expect(quoteBangs('rust programming')).toBe('rust programming')
+    expect(quoteBangs('"!g" search')).toBe('"!g" search')
+  })
+
+  it('is what the html form, the token form and the shell URL send', () => {
+    expect(buildDuckDuckGoRequest(req({ q: '!w rust' })).form.q).toBe("'!w' rust")
+    expect(nextFormFromToken(req({ q: '!w rust' }), '4-1', 10).q).toBe("'!w' rust")
+    expect(new URL(buildShellRequest(req({ q: '!w rust' })).url).searchParams.get('q')).toBe("'!w' rust")
+  })
+
+  it('counts the quotes against the 499-character limit', () => {
+    expect(() => buildDuckDuckGoRequest(req({ q: `!w ${'a'.repeat(495)}` }))).toThrow(/longer than 499/)
+  })
+})
+
+describe('the djs requests', () => {
+  it('the shell: GET duckduckgo.com/?q=…&t=h_&ia=web with kl, kp and df, navigation headers', () => {
+    const r = buildShellRequest(req({ time: 'month', safe: 'active', country: 'de', language: 'de' }))
+    expect(r.url).toBe('https://duckduckgo.com/?q=rust+programming&t=h_&ia=web&kl=de-de&kp=1&df=m')
+    expect(r.headers).toMatchObject({
+      'Accept-Language': 'de,en;q=0.8',
+      'Sec-Fetch-Dest': 'document',
+      'Sec-Fetch-Mode': 'navigate',
+      Referer: 'https://duckduckgo.com/',
+    })
+    expect(r.headers.Cookie).toBeUndefined()
+    expect(buildShellRequest(base).url).toBe('https://duckduckgo.com/?q=rust+programming&t=h_&ia=web&kl=us-en&kp=-2')
+  })
+
+  it('d.js: the URL as given, script headers with the same User-Agent', () => {
+    const r = buildDjsRequest(base, 'https://links.duckduckgo.com/d.js?q=a&dp=x')
+    expect(r.url).toBe('https://links.duckduckgo.com/d.js?q=a&dp=x')
+    expect(r.headers).toMatchObject({ Accept: '*/*', 'Sec-Fetch-Dest': 'script', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Site': 'same-site' })
+    expect(r.headers['User-Agent']).toBe(buildShellRequest(base).headers['User-Agent'])
   })
 })

@@ -1,8 +1,12 @@
 /**
- * Builds DuckDuckGo's no-JS web search requests: a form POST to html.duckduckgo.com/html/ (or
- * lite.duckduckgo.com/lite/), the way the site's own search box and "Next" button send it.
- * Page 1 is `q`, `b=` (empty), `kl` region, `df` time; later pages post the fields of the
- * previous page's "Next" form (`s` offset, `dc` = s+1, `vqd` token, `api=d.js`, …).
+ * Builds DuckDuckGo's web search requests.
+ * - html and lite routes: a form POST to html.duckduckgo.com/html/ (or lite.duckduckgo.com/lite/),
+ *   the way the site's own search box and "Next" button send it. Page 1 is `q`, `b=` (empty), `kl`
+ *   region, `df` time; later pages post the fields of the previous page's "Next" form (`s` offset,
+ *   `dc` = s+1, `vqd` token, `api=d.js`, …).
+ * - djs route: a GET of the JS app's page `duckduckgo.com/?q=…` (the shell), then a GET of the
+ *   `links.duckduckgo.com/d.js?…` URL the shell preloads (duckduckgo.djs.ts reads both).
+ * Every route sends the query with its `!bang` tokens quoted (quoteBangs).
  */
 import { ApiError } from '../../errors.ts'
 import type { SearchRequest } from '../engine.types.ts'
@@ -68,12 +72,30 @@ export const timeFilterOf = (req: Pick<SearchRequest, 'time'>): string | undefin
 /** `kp`: 1 strict, -2 off (DuckDuckGo's own default, moderate, matches neither of our values). */
 export const safeSearchOf = (req: Pick<SearchRequest, 'safe'>): string => (req.safe === 'active' ? '1' : '-2')
 
+/**
+ * The query with every `!bang` token quoted: `!w coffee` is sent as `'!w' coffee`. DuckDuckGo reads
+ * a whitespace-separated token starting with `!` anywhere in the query as a bang and answers with a
+ * redirect to that site (a lone `!` goes to the first result), so such a token is wrapped in single
+ * quotes, which DuckDuckGo does not take for a bang. SearXNG does the same (searx/engines/duckduckgo.py
+ * `quote_ddg_bangs`, PR #2309 for issue #392; its bang-list check there, `get_node`, returns a
+ * non-empty tuple for any token, so in effect every `!` token is quoted). Nothing else changes.
+ */
+export function quoteBangs(q: string): string {
+  return q.replace(/(^|\s)(![^\s]*)/g, "$1'$2'")
+}
+
+/** The query as sent (bangs quoted); refused when DuckDuckGo would refuse it. */
+function sentQuery(req: Pick<SearchRequest, 'q'>): string {
+  const q = quoteBangs(req.q)
+  if (q.length > MAX_QUERY_LENGTH) throw new ApiError('invalid_request', `DuckDuckGo refuses queries longer than ${MAX_QUERY_LENGTH} characters`)
+  return q
+}
+
 /** The first-page request for `req`. */
 export function buildDuckDuckGoRequest(req: SearchRequest, endpoint: DuckDuckGoEndpoint = 'html'): DuckDuckGoRequest {
-  if (req.q.length > MAX_QUERY_LENGTH) throw new ApiError('invalid_request', `DuckDuckGo refuses queries longer than ${MAX_QUERY_LENGTH} characters`)
   const kl = regionOf(req.country, req.language)
   const df = timeFilterOf(req)
-  const form: Record<string, string> = { q: req.q, b: '', kl }
+  const form: Record<string, string> = { q: sentQuery(req), b: '', kl }
   if (df) form.df = df
   form.kp = safeSearchOf(req)
   return { url: ENDPOINTS[endpoint], headers: duckDuckGoHeaders(req, endpoint), form }
@@ -99,7 +121,7 @@ export function buildNextPageRequest(req: SearchRequest, next: Record<string, st
  */
 export function nextFormFromToken(req: SearchRequest, vqd: string, offset: number): Record<string, string> {
   const form: Record<string, string> = {
-    q: req.q,
+    q: quoteBangs(req.q),
     s: String(offset),
     nextParams: '',
     v: 'l',
@@ -134,6 +156,57 @@ export function duckDuckGoHeaders(req: Pick<SearchRequest, 'country' | 'language
     'Sec-Fetch-Mode': 'navigate',
     'Sec-Fetch-Site': 'same-origin',
     'Sec-Fetch-User': '?1',
+  }
+}
+
+/** The JS app's page, whose `link#deep_preload_link` is the signed d.js URL of the first results. */
+export const SHELL_URL = 'https://duckduckgo.com/'
+
+export interface DuckDuckGoGet {
+  url: string
+  headers: Record<string, string>
+}
+
+/**
+ * The djs route's first request: `GET https://duckduckgo.com/?q=…&t=h_&ia=web&kl=…&kp=…[&df=…]`,
+ * as a search from DuckDuckGo's home page navigates (SearXNG's duckduckgo_web.py asks
+ * `?q=…&t=h_&ia=web`). The settings go in the URL, DuckDuckGo's own URL parameters (`kl` region,
+ * `kp` safe search, `df` time), because the d.js URL the page hands out is signed (`dp`) and cannot
+ * be changed afterwards.
+ */
+export function buildShellRequest(req: SearchRequest): DuckDuckGoGet {
+  const params = new URLSearchParams({ q: sentQuery(req), t: 'h_', ia: 'web', kl: regionOf(req.country, req.language), kp: safeSearchOf(req) })
+  const df = timeFilterOf(req)
+  if (df) params.set('df', df)
+  return {
+    url: `${SHELL_URL}?${params}`,
+    headers: {
+      'User-Agent': DDG_USER_AGENT,
+      Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'Accept-Language': acceptLanguage(req.language),
+      Referer: SHELL_URL,
+      'Upgrade-Insecure-Requests': '1',
+      'Sec-Fetch-Dest': 'document',
+      'Sec-Fetch-Mode': 'navigate',
+      'Sec-Fetch-Site': 'same-origin',
+      'Sec-Fetch-User': '?1',
+    },
+  }
+}
+
+/** A d.js URL fetched as the shell's script preload does (Sec-Fetch script / no-cors / same-site). */
+export function buildDjsRequest(req: Pick<SearchRequest, 'language'>, url: string): DuckDuckGoGet {
+  return {
+    url,
+    headers: {
+      'User-Agent': DDG_USER_AGENT,
+      Accept: '*/*',
+      'Accept-Language': acceptLanguage(req.language),
+      Referer: SHELL_URL,
+      'Sec-Fetch-Dest': 'script',
+      'Sec-Fetch-Mode': 'no-cors',
+      'Sec-Fetch-Site': 'same-site',
+    },
   }
 }
 
