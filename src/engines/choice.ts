@@ -55,6 +55,8 @@ const paramLabel = (p: EngineParam) => (p === 'include_domains' ? 'include_domai
  */
 export function planEngines(engines: Engines, choice: string, need: EngineNeed): EngineName[] {
   const names = choice === 'auto' ? engines.autoOrder() : choice === 'consensus' ? engines.consensusSet() : (choice.split(',') as EngineName[])
+  const absent = names.find((n) => !engines.get(n))
+  if (absent) throw new ApiError('invalid_request', `engine ${absent} is not configured on this server; engines it has: ${engines.names().join(', ')}`)
   const where = need.vertical === 'search' ? '/v1/search' : `/v1/${need.vertical}`
   const offering = engines.offering(need.vertical)
   const fit = names.filter((n) => offering.includes(n))

@@ -20,7 +20,7 @@ const req: SearchRequest = {
   device: 'desktop',
 }
 const page = (n: number, quality: ParsedSearchPage['parse_quality'] = 'ok'): ParsedSearchPage => ({
-  results: Array.from({ length: n }, (_, i) => ({ position: i + 1, title: `t${i}`, link: `https://example.com/${i}`, snippet: '' })),
+  results: Array.from({ length: n }, (_, i) => ({ position: i + 1, title: `t${i}`, link: `https://example.com/${i}`, domain: 'example.com' })),
   parse_quality: quality,
 })
 

@@ -52,10 +52,14 @@ export function upstreamErrorFor(code: UpstreamErrorCode, engine: string, attemp
 
 /** Each distinct failure of `attempts` once, prefixed by its route: "wml: HTTP 403; web: JavaScript page". */
 export function whyFailed(attempts: RouteAttempt[]): string {
+  const failed = attempts.filter((a) => a.outcome !== 'ok')
+  const reasonOf = (a: RouteAttempt) => a.reason ?? (a.status ? `HTTP ${a.status}` : a.outcome)
+  // A bare status says less than the engine's own reading of the same answer: said once, by the latter.
+  const explained = new Set(failed.filter((a) => !/^HTTP \d+$/.test(reasonOf(a))).map((a) => a.route ?? ''))
   const reasons: string[] = []
-  for (const a of attempts) {
-    if (a.outcome === 'ok') continue
-    const reason = a.reason ?? (a.status ? `HTTP ${a.status}` : a.outcome)
+  for (const a of failed) {
+    const reason = reasonOf(a)
+    if (/^HTTP \d+$/.test(reason) && explained.has(a.route ?? '')) continue
     const line = a.route ? `${a.route}: ${reason}` : reason
     if (!reasons.includes(line)) reasons.push(line)
   }
