@@ -350,6 +350,10 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await app.getByRole('link', { name: 'Work' }).click()
       await app.getByTestId('engines-table').waitFor()
       expect(await app.getByTestId('engines-table').textContent()).toContain('google')
+      // Each provider's web search routes, with their state (or why this server cannot use one).
+      const googleRoutes = await app.getByTestId('engine-routes').first().textContent()
+      expect(googleRoutes).toMatch(/wml\s*\S+/)
+      expect(googleRoutes).toContain('web')
       if (features.monitors) {
         const created = await api('/v1/monitors', owner.key, {
           method: 'POST',

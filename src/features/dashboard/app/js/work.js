@@ -7,6 +7,9 @@ const TONE = {
   degraded: 'warn',
   drifting: 'warn',
   blocked: 'bad',
+  down: 'bad',
+  unavailable: 'neutral',
+  'not asked': 'neutral',
   queued: 'neutral',
   running: 'info',
   completed: 'ok',
@@ -42,12 +45,13 @@ function Engines() {
       list.data &&
       html`<div class="table-wrap">
         <table class="cards" data-testid="engines-table">
-          <thead><tr><th>Provider</th><th>State</th><th>Verticals</th><th>In auto</th><th>In consensus</th><th>Since</th></tr></thead>
+          <thead><tr><th>Provider</th><th>State</th><th>Routes</th><th>Verticals</th><th>In auto</th><th>In consensus</th><th>Since</th></tr></thead>
           <tbody>
             ${list.data.engines.map(
               (e) => html`<tr key=${e.name}>
                 <td data-label="Provider"><strong>${e.name}</strong>${e.primary ? html` <span class="muted small">(primary)</span>` : ''}</td>
                 <td data-label="State"><${Badge} tone=${TONE[e.state]}>${e.state}<//></td>
+                <td data-label="Routes" class="wrap" data-testid="engine-routes">${(e.routes ?? []).map((r) => html`<${Route} route=${r} />`)}</td>
                 <td data-label="Verticals" class="wrap">${e.verticals.join(', ')}</td>
                 <td data-label="In auto">${e.auto ? 'yes' : 'no'}</td>
                 <td data-label="In consensus">${e.consensus ? 'yes' : 'no'}</td>
@@ -59,6 +63,13 @@ function Engines() {
       </div>`
     }
   </section>`
+}
+
+/** One web search route: its state once asked, or why this server cannot use it. */
+function Route({ route }) {
+  const state = !route.available ? 'unavailable' : (route.health?.state ?? 'not asked')
+  const title = route.unavailable_reason ?? (route.health ? `${route.health.requests} requests, since ${route.health.since ?? '—'}` : 'no request yet')
+  return html`<span class="route" title=${title}>${route.name} <${Badge} tone=${TONE[state]}>${state}<//> </span>`
 }
 
 function Progress({ done, limit }) {
