@@ -505,6 +505,9 @@ function routes(site: string): Route[] {
 /** Path ids that name nothing: unknown, overlong, badly encoded, traversal, NUL. */
 const BAD_IDS = ['abc', '0', '-1', 'x'.repeat(200), '%ZZ', '%C3%28', '..%2F..%2Fetc', '%00', encodeURIComponent('ü字🦀'), 'null', '%20']
 
+/** Names of Object.prototype members: unknown parameters like any other, never looked up on a prototype. */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']
+
 /** Whole bodies that are not a JSON object. */
 const BAD_BODIES = ['[]', '[{}]', '"text"', '1', 'true', 'null']
 
@@ -587,6 +590,14 @@ function casesOf(route: Route): Case[] {
   }
   if (route.method !== 'GET' && route.method !== 'DELETE' && Object.keys(route.params).length > 0) {
     cases.push({ label: 'unknown parameter', method: route.method, auth: route.auth, path: at(realId), body: JSON.stringify({ ...base, zzz_unknown: 1 }) })
+    for (const name of PROTOTYPE_NAMES) {
+      // Spliced in as text: an object literal's `__proto__` would set its prototype, not a key. null is
+      // "not sent" for an optional parameter, looked up in the schema by that name.
+      for (const value of ['1', 'null']) {
+        const body = JSON.stringify(base).replace(/^\{/, `{"${name}":${value}${Object.keys(base).length > 0 ? ',' : ''}`)
+        cases.push({ label: `parameter ${name}: ${value}`, method: route.method, auth: route.auth, path: at(realId), body })
+      }
+    }
     const needsSomething = Object.values(route.params).some((k) => k.required)
     for (const body of BAD_BODIES) {
       if (body === 'null' && !needsSomething) continue // a null body reads as {}, which is valid here
@@ -595,6 +606,9 @@ function casesOf(route: Route): Case[] {
   }
   if (route.method === 'GET' && (Object.keys(route.params).length > 0 || route.noParams) && route.auth !== 'none') {
     cases.push({ label: 'unknown parameter', method: 'GET', auth: route.auth, path: at(realId) + queryOf({ ...baseQuery, zzz_unknown: '1' }) })
+    for (const name of PROTOTYPE_NAMES) {
+      cases.push({ label: `parameter ${name}`, method: 'GET', auth: route.auth, path: at(realId) + queryOf({ ...baseQuery, [name]: '1' }) })
+    }
   }
   if (route.fuzzId) {
     const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : JSON.stringify(base)

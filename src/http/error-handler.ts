@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { attemptsOf } from '../engines/upstream/upstream-error.ts'
 import { ApiError } from '../errors.ts'
 import { isOutage } from '../store/outage.ts'
+import { withoutPrototypes } from './parse-input.ts'
 
 /** Fastify's own errors (URL, body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
@@ -72,7 +73,8 @@ export function registerErrorHandling(app: FastifyInstance, opts: { creditsRemai
  * An empty body under `Content-Type: application/json` is no body, not a 400: many clients send
  * that header on every request, so DELETE /v1/crawl/{id} or POST /v1/monitors/{id}/run would
  * otherwise fail for them. Routes that need a body then name what is missing ("q is required").
- * Anything else goes through Fastify's own parser, keeping its __proto__ and constructor checks.
+ * Anything else goes through Fastify's own parser, keeping its __proto__ and constructor checks,
+ * and its objects lose their prototype (withoutPrototypes).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance) {
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = app.initialConfig
@@ -80,7 +82,7 @@ function acceptEmptyJsonBodies(app: FastifyInstance) {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body.length === 0) return done(null, undefined)
-    return parseJson(req, body as string, done)
+    return parseJson(req, body as string, (err, value) => done(err, err ? undefined : withoutPrototypes(value)))
   })
 }
 

@@ -39,9 +39,9 @@ function withoutNullDefaults(schema: z.ZodObject, body: Record<string, unknown>)
   let out = body
   for (const [name, value] of Object.entries(body)) {
     if (value !== null) continue
-    const field = schema.shape[name] as z.ZodType | undefined
+    const field = fieldOf(schema, name)
     if (!field || field.safeParse(null).success || !field.safeParse(undefined).success) continue
-    if (out === body) out = { ...body }
+    if (out === body) out = Object.assign(Object.create(null), body)
     delete out[name]
   }
   return out
@@ -80,6 +80,22 @@ function bodyObject(body: unknown, sent: boolean): object {
   }
   if (typeof body !== 'object' || body === null) throw new ApiError('invalid_request', 'body must be a JSON object')
   return body
+}
+
+/**
+ * A parsed JSON body with every object's prototype removed, in place (iteratively: bodies may nest
+ * arrays thousands deep). A parameter called `constructor` or `toString` is then only what the
+ * caller sent, and a name the caller did not send reads as undefined, never as an Object.prototype
+ * member. The JSON parsers of every scope pass their bodies through it.
+ */
+export function withoutPrototypes<T>(value: T): T {
+  const stack: unknown[] = [value]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next === null || typeof next !== 'object') continue
+    if (!Array.isArray(next)) Object.setPrototypeOf(next, null)
+    for (const item of Object.values(next)) if (item !== null && typeof item === 'object') stack.push(item)
+  }
+  return value
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, explainUnknown?: ParseOptions['explainUnknown']): z.infer<S> {
@@ -154,7 +170,15 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 function omit(obj: Record<string, unknown>, keys: string[]) {
-  return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)))
+  return Object.assign(Object.create(null), Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k))))
+}
+
+/**
+ * The schema's own parameter called `name`, never a member of Object.prototype: `constructor`,
+ * `toString` or `__proto__` sent as a parameter is an unknown parameter like any other (a 400).
+ */
+function fieldOf(schema: z.ZodObject, name: string): z.ZodType | undefined {
+  return Object.hasOwn(schema.shape, name) ? (schema.shape[name] as z.ZodType) : undefined
 }
 
 /** The zod type under optional/default/nullable wrappers: what a query-string value must become. */
@@ -175,10 +199,11 @@ function baseType(t: z.core.$ZodType): string {
 }
 
 function coerceQuery(schema: z.ZodObject, query: Record<string, string | string[]>, ignore: string[]) {
-  const out: Record<string, unknown> = {}
+  // No prototype: `__proto__` is then a key like any other (and refused as unknown), not a setter.
+  const out: Record<string, unknown> = Object.create(null)
   for (const [key, raw] of Object.entries(query ?? {})) {
     if (ignore.includes(key)) continue
-    const field = schema.shape[key] as z.core.$ZodType | undefined
+    const field = fieldOf(schema, key)
     const kind = field ? baseType(field) : 'string'
     const value = Array.isArray(raw) ? raw : [raw]
     if (kind === 'array') {

@@ -3,6 +3,7 @@ import { ApiError } from '../../../errors.ts'
 import { type AuthContext, keyFromRequest } from '../../../http/auth.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { errorResponses } from '../../../http/error-schema.ts'
+import { withoutPrototypes } from '../../../http/parse-input.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { clientKey, type PlaygroundLimiter } from '../../playground/playground.limits.ts'
@@ -39,7 +40,8 @@ function sendsKey(req: FastifyRequest): boolean {
  * over it (SearXNG merges them the same way). A parameter sent twice counts once, first value.
  */
 function inputOf(req: FastifyRequest): Record<string, string> {
-  const input: Record<string, string> = {}
+  // No prototype: a name the client did not send reads as undefined, even `constructor`.
+  const input: Record<string, string> = Object.create(null)
   for (const [name, value] of Object.entries((req.query ?? {}) as Record<string, unknown>)) {
     const first = Array.isArray(value) ? value[0] : value
     if (typeof first === 'string') input[name] = first
@@ -63,7 +65,7 @@ function bodyParsers(scope: FastifyInstance) {
     const text = String(body)
     if (text.trim() === '') return done(null, {})
     try {
-      done(null, JSON.parse(text))
+      done(null, withoutPrototypes(JSON.parse(text)))
     } catch {
       done(new ApiError('invalid_request', 'body is not valid JSON'), undefined)
     }

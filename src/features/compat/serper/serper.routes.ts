@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../../../errors.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { toApiError } from '../../../http/error-handler.ts'
+import { withoutPrototypes } from '../../../http/parse-input.ts'
 import { mapLimit } from '../../../jobs/map-limit.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
@@ -46,7 +47,7 @@ export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
       scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
         const text = typeof body === 'string' ? body : body.toString('utf8')
         if (text === '') return done(null, undefined)
-        return json(req, text, done)
+        return json(req, text, (err, value) => done(err, err ? undefined : withoutPrototypes(value)))
       })
 
       for (const endpoint of SERPER_ENDPOINTS) {

@@ -54,7 +54,8 @@ const NUMBERS = new Set(['num', 'page'])
 
 /** Query-string values typed as the JSON body would carry them (num=10 → 10, autocorrect=false → false). */
 export function queryParams(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
+  // No prototype: a `__proto__` parameter is kept as a key (and refused as unknown), not swallowed by the setter.
+  const out: Record<string, unknown> = Object.create(null)
   for (const [key, raw] of Object.entries(query ?? {})) {
     const value = Array.isArray(raw) ? raw[raw.length - 1] : raw
     if (value === undefined) continue
