@@ -44,6 +44,44 @@ function raw(head: string, body = ''): Promise<Answer> {
   })
 }
 
+/**
+ * Requests on one keep-alive connection, each sent once the answer before it is in (a request is
+ * written in the pieces given, a moment apart), read as HTTP/1.1 answers to HEAD: headers only.
+ * Whatever follows an answer's blank line before the next answer is that answer's `body`.
+ */
+function oneConnection(requests: string[][]): Promise<Answer[]> {
+  const { port } = new URL(trawl.base)
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    let received = ''
+    let next = 0
+    const answersIn = (text: string) => (text.match(/(^|\r\n\r\n)HTTP\/1\.1 /g) ?? []).length
+    const sendNext = async () => {
+      const pieces = requests[next++]
+      if (!pieces) return
+      for (const [i, piece] of pieces.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 50))
+        socket.write(piece)
+      }
+    }
+    socket.on('data', (d) => {
+      received += d.toString('latin1')
+      if (answersIn(received) === next && received.endsWith('\r\n\r\n')) void sendNext()
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      const answers = received.split(/(?=HTTP\/1\.1 \d{3} )/).map((text): Answer => {
+        const split = text.indexOf('\r\n\r\n')
+        const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+        return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(split + 4) }
+      })
+      resolve(answers)
+    })
+    void sendNext()
+  })
+}
+
 const post = (path: string, contentType: string | undefined, body: string) =>
   raw(
     [
@@ -126,6 +164,29 @@ describe('framework-level errors use the error envelope', () => {
   test('URL and headers over 16 KB are 431 invalid_request', async () => {
     const answer = await raw(`GET /v1/search?q=${'x'.repeat(20_000)} HTTP/1.1\r\nAuthorization: Bearer ${key}`)
     expect(envelopeOf(answer)).toMatchObject({ status: 431, code: 'invalid_request' })
+  })
+
+  test('a HEAD with a URL over 16 KB is answered 431 without a body: a keep-alive client reads exactly one answer per request', async () => {
+    const answers = await oneConnection([
+      ['HEAD /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
+      [`HEAD /v1/search?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`],
+    ])
+    const [first, second, ...rest] = answers
+    expect(first).toMatchObject({ status: 200, body: '' })
+    expect(second).toMatchObject({ status: 431, body: '' })
+    expect(second?.headers['x-request-id']).toMatch(/^req_/)
+    expect(second?.headers.connection).toBe('close')
+    expect(second?.headers['content-length']).toBeUndefined()
+    expect(rest).toEqual([])
+  })
+
+  test('the same when the oversized HEAD arrives in two packets (the request line is not in the one Node refuses)', async () => {
+    const request = `HEAD /v1/search?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`
+    const answers = await oneConnection([['HEAD /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'], [request.slice(0, 8000), request.slice(8000)]])
+    expect(answers.map((a) => [a.status, a.body])).toEqual([
+      [200, ''],
+      [431, ''],
+    ])
   })
 
   test('a request Node cannot parse is 400 invalid_request', async () => {

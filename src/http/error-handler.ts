@@ -107,13 +107,34 @@ export function clientErrorHandler(newRequestId: () => string) {
           : new ApiError('invalid_request', 'malformed HTTP request')
     const id = newRequestId()
     this.log.debug({ code: err.code, request_id: id }, `client error: ${error.message}`)
-    const body = JSON.stringify(error.toBody(id))
+    const status = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n`
     if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-      )
+      if (mayBeHead((err as { rawPacket?: unknown }).rawPacket, err.code === 'HPE_HEADER_OVERFLOW')) {
+        socket.write(`${status}\r\n`)
+      } else {
+        const body = JSON.stringify(error.toBody(id))
+        socket.write(`${status}Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+      }
     }
     socket.destroy()
   }
+}
+
+/** A whole request line: method, target, version. */
+const REQUEST_LINE = /^[-!#$%&'*+.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r?\n/
+
+/**
+ * Whether the refused request may be a HEAD, whose answer has no body: a body after it would be
+ * read by a keep-alive client as the start of its next answer. Node hands over only the packet it
+ * was parsing when it gave up. A HEAD request line in it means no body; so does a request too large
+ * for one packet whose request line is not in it (it came in an earlier packet, method unknown):
+ * status and headers alone answer any method correctly, the connection being closed. Otherwise
+ * (the request line is there, or bytes that are not HTTP at all, or no packet: a request too slow
+ * to arrive) the envelope is sent.
+ */
+function mayBeHead(rawPacket: unknown, overflow: boolean): boolean {
+  if (!Buffer.isBuffer(rawPacket)) return false
+  const text = rawPacket.toString('latin1')
+  if (text.startsWith('HEAD ') || text.includes('\r\nHEAD ')) return true
+  return overflow && !REQUEST_LINE.test(text)
 }
