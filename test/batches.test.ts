@@ -344,6 +344,19 @@ describe('batches run by the workers', () => {
     expect(view.result.results).toHaveLength(10)
   })
 
+  test('a batch whose every job was refunded whole is no request in GET /v1/account; one that used credits is one request', async () => {
+    const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 10 })
+    const month = async () => ((await (await call(trawl, key, 'GET', '/v1/account')).json()) as { month: unknown }).month
+    // No-results pages cost nothing: each job is refunded its whole half-price charge.
+    const empty = await postBatch(trawl, key, { endpoint: 'search', requests: [{ q: 'nothing a' }, { q: 'nothing b' }, { q: 'nothing c' }] })
+    for (const job of empty.batches as JobView[]) expect(await finished(trawl, key, job.id)).toMatchObject({ status: 'done', credits_used: 0 })
+    expect(await month()).toEqual({ credits: 0, requests: 0 })
+    const mixed = await postBatch(trawl, key, { endpoint: 'search', requests: [{ q: 'nothing d' }, { q: 'coffee' }] })
+    for (const job of mixed.batches as JobView[]) await finished(trawl, key, job.id)
+    expect(await month()).toEqual({ credits: 0.5, requests: 1 })
+    expect(await expectBooksBalanced(trawl, accountId)).toBe(9.5)
+  })
+
   test('an upstream failure is retried, then the job fails with its error, fully refunded, and the webhook carries the error', async () => {
     const hooks = await receiver()
     const { id: accountId, key } = await trawl.account({ plan: 'pro', credits: 10 })
@@ -637,6 +650,26 @@ describe('leases: a job is finished and billed once, whoever runs it', () => {
 })
 
 describe.skipIf(skipWithoutPostgres)('batches on PostgreSQL', () => {
+  test('a batch whose jobs end in two processes at once and are all refunded whole is no request in GET /v1/account', async () => {
+    const db = await createTestDatabase()
+    cleanups.push(() => db.drop())
+    const env = { ...ENV, TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_DATABASE_URL: db.url }
+    const a = await startTrawl(env, { workers: true })
+    cleanups.push(() => a.close())
+    const b = await startTrawl(env, { workers: true })
+    cleanups.push(() => b.close())
+    const { id: accountId, key } = await a.account({ plan: 'pro', credits: 100 })
+    const month = async () => ((await (await call(b, key, 'GET', '/v1/account')).json()) as { month: unknown }).month
+    for (let round = 0; round < 3; round++) {
+      const { batches } = await postBatch(a, key, { endpoint: 'search', requests: Array.from({ length: 10 }, (_, i) => ({ q: `nothing ${round} ${i}` })) })
+      for (const job of batches as JobView[]) expect(await finished(a, key, job.id)).toMatchObject({ status: 'done', credits_used: 0 })
+    }
+    const used = await postBatch(b, key, { endpoint: 'search', requests: [{ q: 'nothing used' }, { q: 'coffee used' }] })
+    for (const job of used.batches as JobView[]) await finished(b, key, job.id)
+    expect(await month()).toEqual({ credits: 0.5, requests: 1 })
+    expect(await expectBooksBalanced(a, accountId)).toBe(99.5)
+  })
+
   test('two worker processes share the queue: every job runs and is billed once, one webhook each', async () => {
     const hooks = await receiver()
     const db = await createTestDatabase()

@@ -283,6 +283,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('crawl_pages_order').on('crawl_pages').columns(['crawl_id', 'seq', 'url_key']).execute()
       },
     },
+    // A job that ends reads its batch's other jobs: when none used anything, the batch's one
+    // charge was refunded whole and stops counting as a request (batches.worker.ts).
+    '0009_batch_jobs_batch': {
+      async up(db: Kysely<any>) {
+        await db.schema.createIndex('batch_jobs_batch').on('batch_jobs').columns(['batch_id']).execute()
+      },
+    },
   }
 }
 

@@ -43,6 +43,21 @@ export async function updateLeasedBatchJob(
   return Number(result.numUpdatedRows) === 1
 }
 
+/**
+ * Whether every job of the batch has ended having used nothing, so that the batch's one charge has
+ * been given back whole. Read under the account's row lock, which every job's end takes: the last
+ * job of a batch to end sees the others' final state, on PostgreSQL too.
+ */
+export async function batchUsedNothing(tx: Tx, batchId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('batch_jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId)
+    .where((eb) => eb.or([eb('status', 'not in', ['done', 'failed']), eb('credits_used_mc', '>', 0)]))
+    .executeTakeFirstOrThrow()
+  return Number(row.n) === 0
+}
+
 export const setBatchJobDelivery = (tx: Tx, id: string, deliveryId: string) =>
   tx.updateTable('batch_jobs').set({ webhook_delivery_id: deliveryId }).where('id', '=', id).execute()
 

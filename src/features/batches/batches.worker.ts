@@ -4,13 +4,14 @@ import { type JobContext, type JobKind, wakeJobs } from '../../jobs/runner.ts'
 import type { AppDeps } from '../../services.ts'
 import type { BatchJobRow } from '../../store/schema.ts'
 import { refund } from '../credits/credits.service.ts'
+import { lockAccount } from '../credits/credits.store.ts'
 import { toCredits } from '../credits/money.ts'
 import { PRICES } from '../credits/prices.ts'
 import type { Billing } from '../search/billed-lookup.ts'
 import { enqueueWebhook, WEBHOOK_JOB } from '../webhooks/webhooks.service.ts'
 import { BATCH_ENDPOINT_TABLE, type BatchEndpoint } from './batches.endpoints.ts'
 import { BATCH_JOB, BATCH_LEDGER_ENDPOINT, BATCH_RESULT_TTL_MS } from './batches.service.ts'
-import { findBatchJobById, setBatchJobDelivery, updateLeasedBatchJob } from './batches.store.ts'
+import { batchUsedNothing, findBatchJobById, setBatchJobDelivery, updateLeasedBatchJob } from './batches.store.ts'
 
 /**
  * Jobs in flight at once in one process: enough to hide upstream latency (about 1 s a search:
@@ -111,12 +112,17 @@ export function batchJobKind(deps: AppDeps): JobKind {
         if (!fenced) throw new LeaseLost()
         const unused = row.credits_charged_mc - usedMc
         if (unused > 0) {
+          // One charge covered the whole batch, counted as one request: the refund that completes
+          // giving all of it back (the last job to end, none having used anything) un-counts it, as
+          // a realtime call that cost nothing is no request. The account's lock comes first, so
+          // the jobs of one batch ending at once in several processes read each other's outcome.
+          await lockAccount(tx, row.account_id)
+          const wholeCharge = await batchUsedNothing(tx, row.batch_id)
           await refund(
             store,
             { accountId: row.account_id, keyId: row.key_id },
             unused,
-            // One charge covered the whole batch: a job's refund never un-counts that call as a request.
-            { at: row.created_at, requestId: row.request_id, endpoint: BATCH_LEDGER_ENDPOINT, wholeCharge: false },
+            { at: row.created_at, requestId: row.request_id, endpoint: BATCH_LEDGER_ENDPOINT, wholeCharge },
             tx,
           )
         }
