@@ -50,13 +50,15 @@ export async function openServices(config: Config): Promise<Services> {
   const store = await openStore(config.databaseUrl)
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null
   const signals = await openSignals(config, store, redis)
-  const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals) })
   const renderer = createRenderer(config)
+  // Engine pages that need scripts are drawn by the same guarded browser as page reading.
+  const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals), browser: renderer })
   const reader = createReaderPool(config.readerThreads)
   const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
   const engines = createEngines(upstream, {
     reviewsTokenSecret,
     braveApiKey: config.braveApiKey,
+    browser: renderer,
     searxngUrl: config.searxngUrl,
     serperApiKey: config.serperApiKey,
     cooldownMs: config.engineCooldownMs,

@@ -32,6 +32,8 @@ export interface EngineOptions {
   searxngUrl?: string | null
   /** Serper's API key (TRAWL_SERPER_API_KEY); no serper provider without it. */
   serperApiKey?: string | null
+  /** The browser the upstream client draws pages with, for the engines' `browser` routes. */
+  browser?: { readonly available: boolean }
   cooldownMs: number
   /** One deadline for every provider `consensus` asks (the upstream deadline). */
   consensusDeadlineMs: number
