@@ -12,6 +12,7 @@ import { firecrawlRoutes } from './features/compat/firecrawl/firecrawl.routes.ts
 import { searxngRoutes } from './features/compat/searxng/searxng.routes.ts'
 import { serperRoutes } from './features/compat/serper/serper.routes.ts'
 import { tavilyRoutes } from './features/compat/tavily/tavily.routes.ts'
+import { contextRoutes } from './features/context/context.routes.ts'
 import { crawlRoutes } from './features/crawl/crawl.routes.ts'
 import { readBalance } from './features/credits/credits.store.ts'
 import { toCredits } from './features/credits/money.ts'
@@ -155,6 +156,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   rankRoutes(app, deps)
   cseRoutes(app, { ...deps, baseUrl: config.baseUrl })
   readingRoutes(app, deps)
+  contextRoutes(app, deps)
   firecrawlRoutes(app, deps)
   serperRoutes(app, deps)
   tavilyRoutes(app, deps)

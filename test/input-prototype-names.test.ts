@@ -110,7 +110,7 @@ describe('Object.prototype member names as parameters', () => {
       ...verticals.flatMap((v) => [`GET /v1/${v} query`, `POST /v1/${v} query`, `POST /v1/${v} json`]),
       'GET /v1/account query',
       'GET /customsearch/v1 query',
-      ...['extract', 'webpage', 'map', 'crawl', 'batches', 'monitors'].flatMap((p) => [`POST /v1/${p} query`, `POST /v1/${p} json`]),
+      ...['extract', 'webpage', 'context', 'map', 'crawl', 'batches', 'monitors'].flatMap((p) => [`POST /v1/${p} query`, `POST /v1/${p} json`]),
       'PATCH /v1/monitors/abc json',
       'GET /v1/monitors/abc/runs query',
       'GET /playground/search query',

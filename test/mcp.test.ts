@@ -90,6 +90,7 @@ describe('MCP over Streamable HTTP', () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
       'search',
+      'context',
       'webpage',
       'extract',
       'map',
@@ -427,7 +428,7 @@ describe('MCP over stdio (`trawl mcp`)', () => {
     await client.connect(transport)
     clients.push(client)
     const { tools } = await client.listTools()
-    expect(tools).toHaveLength(13)
+    expect(tools).toHaveLength(14)
 
     const search = await call(client, 'search', { q: 'coffee', num: 10 })
     expect(search.isError).toBeFalsy()

@@ -5,6 +5,8 @@ import type {
   BatchEndpoint,
   BatchEntry,
   BatchJob,
+  ContextParams,
+  ContextResponse,
   CrawlParams,
   CrawlTask,
   CreateBatchParams,
@@ -60,6 +62,7 @@ export const ROUTES = {
   lens: ['POST', '/v1/lens'],
   reviews: ['POST', '/v1/reviews'],
   rank: ['POST', '/v1/rank'],
+  context: ['POST', '/v1/context'],
   customSearch: ['GET', '/customsearch/v1'],
   extract: ['POST', '/v1/extract'],
   webpage: ['POST', '/v1/webpage'],
@@ -262,6 +265,14 @@ export class Trawl {
   /** POST /v1/rank: the best organic position of a domain for a query. */
   rank(params: RankParams, options?: RequestOptions): Promise<RankResponse> {
     return this.#json('rank', { body: params }, options)
+  }
+
+  /**
+   * POST /v1/context: searches `q`, reads the top `num` results (default 5) and answers the passages
+   * that best match `q`, best first, within `max_tokens` (default 4,000). 1 credit plus 1 per page read.
+   */
+  context(params: ContextParams, options?: RequestOptions): Promise<ContextResponse> {
+    return this.#json('context', { body: params }, options)
   }
 
   /** GET /customsearch/v1: Google's Custom Search JSON API shape (the key goes as a Bearer header). */

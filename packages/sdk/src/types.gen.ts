@@ -211,6 +211,13 @@ export interface paths {
      */
     post: operations["webpage"];
   };
+  "/v1/context": {
+    /**
+     * Passages that answer a question
+     * @description Searches q, reads the top num results as Markdown and answers the passages that best match q, best first, within max_tokens. 1 credit for the search plus 1 per page read (each half from the cache with max_age); a page that cannot be read is listed in sources and costs nothing.
+     */
+    post: operations["context"];
+  };
   "/v1/map": {
     /**
      * List a site’s URLs
@@ -638,6 +645,69 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    ContextResponse: {
+      /** @description the normalised request, defaults filled in */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description best first */
+      passages: components["schemas"]["ContextPassage"][];
+      /** @description every result considered, in result order */
+      sources: components["schemas"]["ContextSource"][];
+      meta: components["schemas"]["ContextMeta"];
+    };
+    ContextPassage: {
+      /** @description the passage: a slice of its page's Markdown, markdown.slice(start, end) */
+      text: string;
+      /** @description its page, after redirects (as /v1/webpage answers it) */
+      url: string;
+      /** @description its page's title */
+      title: string | null;
+      /** @description rank of the search result the page was read for */
+      position: number;
+      /** @description relevance to q (BM25 with headings and title boosted); comparable within one answer */
+      score: number;
+      /** @description length in o200k tokens */
+      tokens: number;
+      /** @description offset of the first character in the page's Markdown (UTF-16 code units, as JavaScript strings count) */
+      start: number;
+      /** @description offset just past the last character */
+      end: number;
+      /** @description the nearest heading above the passage (or the one it starts with) */
+      heading: string | null;
+    };
+    ContextSource: {
+      /** @description the search result's link */
+      url: string;
+      /** @description the search result's title */
+      title: string;
+      position: number;
+      /** @description the page was read (and billed) */
+      read: boolean;
+      /** @description read pages: answered from the page cache (max_age), at half price */
+      cached?: boolean;
+      /** @description passages taken from this page */
+      passages: number;
+      /** @description why the page was not read (not billed): upstream_error, upstream_timeout, invalid_request or empty_page */
+      error?: {
+        code: string;
+        message: string;
+      };
+    };
+    ContextMeta: {
+      request_id: string;
+      credits_used: number;
+      latency_ms: number;
+      /** @description the passages' tokens together; at most max_tokens */
+      tokens_used: number;
+      /** @description passages relevant enough to give were left out because max_tokens was reached */
+      truncated: boolean;
+      /** @description the provider(s) that answered the search */
+      engine: string;
+      /** @description the search itself was answered from the cache (max_age) */
+      cached: boolean;
+      pages_read: number;
+    };
     CseResponse: {
       /** @constant */
       kind: "customsearch#search";
@@ -1045,13 +1115,16 @@ export interface components {
        * @description the worst state of its layouts
        * @enum {string}
        */
-      state: "healthy" | "degraded" | "blocked" | "drifting";
+      state: "healthy" | "degraded" | "blocked" | "drifting" | "down";
       since: string | null;
       layouts: ({
-          /** @description search, news, images, videos, autocomplete, … */
+          /** @description search, news, images, videos, autocomplete, …; a route of web search is `search@<route>` */
           layout: string;
-          /** @enum {string} */
-          state: "healthy" | "degraded" | "blocked" | "drifting";
+          /**
+           * @description down: a route whose last two requests failed on the network (DNS, connection, TLS, timeout)
+           * @enum {string}
+           */
+          state: "healthy" | "degraded" | "blocked" | "drifting" | "down";
           /** @description when the current state began */
           since: string | null;
           /** @description answers in the rolling window (last 50) */
@@ -1064,6 +1137,36 @@ export interface components {
           p50_ms: number | null;
           p95_ms: number | null;
           last_at: string | null;
+        })[];
+      /** @description web search routes in the order they are tried inside one request; the first healthy one that takes the request answers */
+      routes: ({
+          /** @description wml, web, browser, html, lite, djs, api, … */
+          name: string;
+          /** @description false when this deployment cannot use it (no browser, no API key) */
+          available: boolean;
+          unavailable_reason: string | null;
+          /** @description null until the route has been asked */
+          health: ({
+            /** @description search, news, images, videos, autocomplete, …; a route of web search is `search@<route>` */
+            layout: string;
+            /**
+             * @description down: a route whose last two requests failed on the network (DNS, connection, TLS, timeout)
+             * @enum {string}
+             */
+            state: "healthy" | "degraded" | "blocked" | "drifting" | "down";
+            /** @description when the current state began */
+            since: string | null;
+            /** @description answers in the rolling window (last 50) */
+            requests: number;
+            block_rate: number;
+            timeout_rate: number;
+            error_rate: number;
+            /** @description share of answered pages parsed as partial or empty */
+            unreadable_rate: number;
+            p50_ms: number | null;
+            p95_ms: number | null;
+            last_at: string | null;
+          }) | null;
         })[];
     };
     TavilySearchResponse: {
@@ -5032,6 +5135,112 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["WebpageResponse"];
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Passages that answer a question
+   * @description Searches q, reads the top num results as Markdown and answers the passages that best match q, best first, within max_tokens. 1 credit for the search plus 1 per page read (each half from the cache with max_age); a page that cannot be read is listed in sources and costs nothing.
+   */
+  context: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "q": "how fine to grind coffee for espresso",
+         *   "max_tokens": 4000,
+         *   "num": 5
+         * }
+         */
+        "application/json": {
+          /** @description the question or topic: searched for, and what passages are ranked against */
+          q: string;
+          /**
+           * @description budget in o200k tokens for all passages together, 500 to 50,000 (default 4000)
+           * @default 4000
+           */
+          max_tokens?: number;
+          /**
+           * @description pages to read from the top results, 1 to 10 (default 5); a result that cannot be read is replaced by the next one
+           * @default 5
+           */
+          num?: number;
+          /**
+           * @description as for /v1/search: google (default), another provider, a comma-separated list or array, auto, or consensus
+           * @default google
+           */
+          engine?: string | string[];
+          /**
+           * @description two-letter ISO code of the search; default us
+           * @default us
+           */
+          country?: string;
+          /**
+           * @description language code of the search, optional region (en, pt-BR); default en
+           * @default en
+           */
+          language?: string;
+          /**
+           * @description only results from the past hour, day, week, month or year
+           * @enum {string}
+           */
+          time?: "hour" | "day" | "week" | "month" | "year";
+          /** @description up to 20 domains, path prefixes or TLDs (.gov) to keep */
+          include_domains?: string[];
+          /** @description up to 20 domains, path prefixes or TLDs to drop */
+          exclude_domains?: string[];
+          /** @description accept a cached search and cached pages up to this many seconds old, each at half price */
+          max_age?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ContextResponse"];
         };
       };
       /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */

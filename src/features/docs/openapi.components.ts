@@ -7,6 +7,7 @@ import { FIRECRAWL_COMPONENTS } from '../compat/firecrawl/firecrawl.response.ts'
 import { SEARXNG_COMPONENTS } from '../compat/searxng/searxng.response.ts'
 import { SERPER_COMPONENTS } from '../compat/serper/serper.response.ts'
 import { TAVILY_COMPONENTS } from '../compat/tavily/tavily.response.ts'
+import { ContextMeta, ContextPassage, ContextResponse, ContextSource } from '../context/context.schema.ts'
 import { CrawlTask } from '../crawl/crawl.response.ts'
 import { CseResponse } from '../customsearch/cse.response.ts'
 import { EngineStatus, EnginesResponse } from '../engines/engines.response.ts'
@@ -74,6 +75,10 @@ export function componentRegistry(): z.core.$ZodRegistry<Meta> {
     LocalPlace: results.LocalPlace,
     Ad: results.Ad,
     RankResponse,
+    ContextResponse,
+    ContextPassage,
+    ContextSource,
+    ContextMeta,
     CseResponse,
     ExtractResponse,
     WebpageResponse,

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../../http/auth.ts'
+import { normaliseContext } from '../context/context.service.ts'
 import { normaliseRank } from '../rank/rank.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS } from '../reading/reading.schema.ts'
 import { normaliseSearch } from '../search/search.service.ts'
@@ -25,6 +26,7 @@ const NORMALISERS: Record<string, Normalise> = {
   search: normaliseSearch,
   playgroundSearch: normaliseSearch,
   rank: normaliseRank,
+  context: normaliseContext,
   ...Object.fromEntries(Object.values(VERTICAL_SPECS).map((spec) => [spec.name, spec.normalise])),
 }
 

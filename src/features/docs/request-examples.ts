@@ -26,6 +26,7 @@ export const REQUEST_EXAMPLES: Record<string, RequestExample> = {
   lens: { params: { url: 'https://example.com/photo.jpg' } },
   reviews: { params: { place_id: 'ChIJN1t_tDeuEmsRUsoyG83frY4', sort: 'newest' } },
   rank: { params: { q: 'espresso grinder', domain: 'example.com' } },
+  context: { params: { q: 'how fine to grind coffee for espresso', max_tokens: 4000, num: 5 } },
   customSearch: { params: { q: 'espresso grinder', num: 10 } },
   extract: { params: { urls: ['https://example.com/', 'https://example.org/'], format: 'markdown' } },
   webpage: { params: { url: 'https://example.com/', format: 'markdown' } },

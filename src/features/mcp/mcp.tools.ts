@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { mapLimit } from '../../jobs/map-limit.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
+import { contextTool } from '../context/context.mcp.ts'
 import { inline, link } from '../search/output/markdown.text.ts'
 import { type ApiReply, type ApiRequest, type CallApi, expectOk, ToolError } from './mcp.api.ts'
 import { DEFAULT_MAX_TOKENS, decodeCursor, encodeCursor, fitItems, readStash, type Stash } from './mcp.pages.ts'
@@ -889,6 +890,7 @@ const accountTool = tool({
 /** Every tool, in the order tools/list gives them. */
 export const TOOLS: readonly ToolDef[] = [
   searchTool,
+  contextTool,
   webpageTool,
   extractTool,
   mapTool,

@@ -6,7 +6,7 @@ import type { AuthContext } from '../../http/auth.ts'
 import type { Store } from '../../store/database.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
 import { type PageReadDeps, pagePriceMc } from '../reading/page-read.service.ts'
-import { type Billing, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from './billed-lookup.ts'
+import { type Billing, type LookupOutcome, type LookupPlan, liveMeta, REALTIME, runBilledLookup } from './billed-lookup.ts'
 import { countryFromLocation } from './search.params.ts'
 import type { SearchParams } from './search.schema.ts'
 import { attachContent } from './search-content.service.ts'
@@ -21,6 +21,10 @@ export interface SearchOptions {
   maxAge?: number
   /** Read the top N results' pages too (+1 credit each). */
   includeContent?: number
+  /** Another feature's billed work on the search answer (POST /v1/context), instead of include_content. */
+  enrich?: LookupPlan<SearchResponseBody>['enrich']
+  /** Ledger label; default /v1/search. */
+  endpoint?: string
 }
 
 export type SearchOutcome = LookupOutcome<SearchResponseBody>
@@ -81,7 +85,7 @@ export function runSearch(
     deps,
     auth,
     {
-      endpoint: '/v1/search',
+      endpoint: opts.endpoint ?? '/v1/search',
       request: req,
       // consensus: one page per provider that returned results (SPEC), so one is held per provider asked.
       priceMc: searchPriceMc(req.num) * (consensus ? planned.length : 1),
@@ -89,7 +93,8 @@ export function runSearch(
       maxAge: opts.maxAge,
       live: () => (consensus ? liveConsensus(deps, req, need, requestId, started) : liveSearch(deps, req, need, requestId, started)),
       enrich:
-        contentCount > 0
+        opts.enrich ??
+        (contentCount > 0
           ? {
               reserveMc: contentCount * pagePriceMc(false),
               async run(body) {
@@ -99,7 +104,7 @@ export function runSearch(
                 return { body: copy, usedMc }
               },
             }
-          : undefined,
+          : undefined),
     },
     requestId,
     billing,

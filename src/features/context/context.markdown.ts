@@ -1,0 +1,57 @@
+import { inline, link } from '../search/output/markdown.text.ts'
+
+/**
+ * A /v1/context answer as Markdown, for the MCP tool and `trawl context`: each passage under a
+ * numbered heading naming its page, then the sources. Titles are escaped (third-party text); the
+ * passages are the reader's own Markdown, passed on as read.
+ */
+
+interface PassageLike {
+  text: string
+  url: string
+  title: string | null
+  position: number
+  score: number
+  tokens: number
+  heading?: string | null
+}
+
+interface SourceLike {
+  url: string
+  title: string
+  position: number
+  read: boolean
+  cached?: boolean
+  passages?: number
+  error?: { code: string; message: string }
+}
+
+export interface ContextLike {
+  request?: { q?: unknown }
+  passages: PassageLike[]
+  sources: SourceLike[]
+  meta?: { tokens_used?: number; truncated?: boolean; credits_used?: number }
+}
+
+export function renderContextMarkdown(body: ContextLike): string {
+  const q = typeof body.request?.q === 'string' ? body.request.q : ''
+  const out: string[] = [`# Context${q ? `: ${inline(q)}` : ''}`]
+  const read = body.sources.filter((s) => s.read).length
+  const summary = `${body.passages.length} passage${body.passages.length === 1 ? '' : 's'}, ${body.meta?.tokens_used ?? 0} tokens, from ${read} page${read === 1 ? '' : 's'} read${body.meta?.truncated ? '; more matched than the budget holds (max_tokens)' : ''}.`
+  out.push(summary)
+  if (body.passages.length === 0) out.push(read > 0 ? 'No passage of the pages read matches the query.' : 'No page could be read for this query.')
+  body.passages.forEach((p, i) => {
+    const where = [`result ${p.position}`, p.heading ? `under “${inline(p.heading)}”` : '', `score ${p.score}`, `${p.tokens} tokens`]
+      .filter(Boolean)
+      .join(' · ')
+    out.push(`## ${i + 1}. ${link(p.title || p.url, p.url)}\n\n${where}\n\n${p.text.trim()}`)
+  })
+  const sources = body.sources.map((s) => {
+    const state = s.read
+      ? `read${s.cached ? ' (cached)' : ''}, ${s.passages ?? 0} passage${s.passages === 1 ? '' : 's'}`
+      : `not read: ${s.error ? `${s.error.code}: ${inline(s.error.message)}` : 'skipped'}`
+    return `- result ${s.position}: ${link(s.title || s.url, s.url)} — ${state}`
+  })
+  if (sources.length > 0) out.push(`---\n\nSources:\n\n${sources.join('\n')}`)
+  return out.join('\n\n')
+}

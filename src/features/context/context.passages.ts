@@ -1,0 +1,441 @@
+import { bm25Scores, tokenize } from '../../text/bm25.ts'
+import { countTokens } from '../../text/tokens.ts'
+
+/**
+ * Passages for POST /v1/context, from the Markdown of the pages read: each page is cut at headings
+ * and paragraphs into chunks of about 100 to 300 tokens, every chunk of every page is ranked by
+ * BM25 against the query (with the chunk's headings and its page's title as boosted fields),
+ * near-duplicates (the same paragraph on several sites) are dropped, and the budget is filled
+ * greedily, best first. Pure and deterministic: the same pages and query give the same passages.
+ *
+ * Offsets are JavaScript string indices (UTF-16 code units) into the page's Markdown exactly as
+ * /v1/webpage returns it: `markdown.slice(start, end) === text`.
+ */
+
+export interface ContextPage {
+  /** The page's URL after redirects (what /v1/webpage answers as `url`). */
+  url: string
+  title: string | null
+  /** Rank of the search result the page was read for. */
+  position: number
+  markdown: string
+}
+
+export interface ContextPassage {
+  text: string
+  url: string
+  title: string | null
+  position: number
+  score: number
+  tokens: number
+  start: number
+  end: number
+  /** The nearest heading above the passage (or the one it starts with), null when none. */
+  heading: string | null
+}
+
+export interface PassageSelection {
+  passages: ContextPassage[]
+  /** Sum of the passages' tokens: at most the budget. */
+  tokensUsed: number
+  /** Passages that matched well enough were left out because the budget was full. */
+  truncated: boolean
+  /** Chunks the pages were cut into, and how many were dropped as near-duplicates of a chosen passage. */
+  chunks: number
+  duplicates: number
+}
+
+/** Chunk size in o200k tokens: a chunk is closed before it would pass MAX; one below MIN/2 runs on over a heading. */
+export const MIN_CHUNK_TOKENS = 100
+export const MAX_CHUNK_TOKENS = 300
+/** Field weights on top of the chunk text's own BM25: its headings, its page's title. */
+const HEADING_WEIGHT = 0.5
+const TITLE_WEIGHT = 0.3
+/** A chunk scoring under this share of the best chunk is not relevant enough to spend the budget on. */
+const RELATIVE_FLOOR = 0.2
+/** Chunks with fewer words than this (a lone "Advertisement", a caption) are never passages. */
+const MIN_WORDS = 5
+/** Near-duplicates: shingles of this many words; same text if Jaccard or containment reach these. */
+const SHINGLE = 4
+const JACCARD_DUPLICATE = 0.5
+const CONTAINMENT_DUPLICATE = 0.8
+/** Paragraphs this long or longer are looked for on the other pages. */
+const MIN_SYNDICATED_WORDS = 12
+
+interface Block {
+  start: number
+  end: number
+  /** 1–6 for an ATX heading, 0 otherwise. */
+  level: number
+  /** Heading text, for headings. */
+  heading?: string
+}
+
+export interface Chunk {
+  start: number
+  end: number
+  /** Estimated tokens (chars × the page's tokens-per-char); exact counts are made for passages only. */
+  estTokens: number
+  /** The headings in force where the chunk starts (outermost first), and those inside it. */
+  headings: string[]
+  /** The innermost of those at its start, or the first inside it when it starts with one. */
+  heading: string | null
+}
+
+interface OpenChunk {
+  start: number
+  end: number
+  headings: string[]
+  heading: string | null
+  /** Headings met inside the chunk. */
+  inner: string[]
+  /** Holds nothing but headings yet: it never closes before the text they head. */
+  onlyHeadings: boolean
+}
+
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/
+const FENCE = /^ {0,3}(`{3,}|~{3,})/
+
+/** Paragraph-level blocks: runs of non-blank lines (fenced code kept whole); a heading line is a block of its own. */
+function scanBlocks(md: string): Block[] {
+  const blocks: Block[] = []
+  let blockStart = -1
+  let blockEnd = -1
+  let fence: string | null = null
+  const close = () => {
+    if (blockStart >= 0) pushTrimmed(md, blocks, blockStart, blockEnd, 0)
+    blockStart = -1
+  }
+  let at = 0
+  while (at <= md.length) {
+    let nl = md.indexOf('\n', at)
+    if (nl < 0) nl = md.length
+    const line = md.slice(at, nl)
+    if (fence) {
+      if (line.trimStart().startsWith(fence)) fence = null
+      blockEnd = nl
+    } else if (line.trim() === '') {
+      close()
+    } else {
+      const fenceOpen = FENCE.exec(line)
+      const heading = fenceOpen ? null : HEADING.exec(line)
+      if (heading) {
+        close()
+        pushTrimmed(md, blocks, at, nl, heading[1]!.length, heading[2]!)
+      } else {
+        if (fenceOpen) fence = fenceOpen[1]!.slice(0, 3)
+        if (blockStart < 0) blockStart = at
+        blockEnd = nl
+      }
+    }
+    at = nl + 1
+  }
+  close()
+  return blocks
+}
+
+function pushTrimmed(md: string, blocks: Block[], start: number, end: number, level: number, heading?: string) {
+  let s = start
+  let e = end
+  while (s < e && /\s/.test(md[s]!)) s++
+  while (e > s && /\s/.test(md[e - 1]!)) e--
+  if (e > s) blocks.push(level ? { start: s, end: e, level, heading: heading ?? '' } : { start: s, end: e, level: 0 })
+}
+
+/** Tokens per character of a page, from a sample of it: o200k over the whole page costs more than the rest of the work. */
+function tokensPerChar(md: string): number {
+  const sample = md.slice(0, 4000)
+  if (sample.length < 200) return 0.25
+  return Math.max(0.1, countTokens(sample) / sample.length)
+}
+
+/** Cuts [start, end) into pieces of at most `maxChars`: at line ends, then sentence ends, then spaces, then anywhere. */
+function splitSpan(md: string, start: number, end: number, maxChars: number): [number, number][] {
+  const separators = [/\n/g, /[.!?…]["'”’)\]]*\s+/g, /\s+/g]
+  const cut = (s: number, e: number, level: number): [number, number][] => {
+    if (e - s <= maxChars) return [[s, e]]
+    if (level >= separators.length) {
+      const out: [number, number][] = []
+      for (let i = s; i < e; i += maxChars) out.push([i, Math.min(e, i + maxChars)])
+      return out
+    }
+    // Units end just after each separator.
+    const units: [number, number][] = []
+    const re = new RegExp(separators[level]!.source, 'g')
+    re.lastIndex = 0
+    const text = md.slice(s, e)
+    let from = 0
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++
+        continue
+      }
+      const to = m.index + m[0].length
+      if (to > from) units.push([s + from, s + to])
+      from = to
+    }
+    if (from < text.length) units.push([s + from, e])
+    if (units.length <= 1) return cut(s, e, level + 1)
+    const out: [number, number][] = []
+    let pieceStart = -1
+    let pieceEnd = -1
+    for (const [us, ue] of units) {
+      if (ue - us > maxChars) {
+        if (pieceStart >= 0) out.push([pieceStart, pieceEnd])
+        pieceStart = -1
+        out.push(...cut(us, ue, level + 1))
+        continue
+      }
+      if (pieceStart >= 0 && ue - pieceStart > maxChars) {
+        out.push([pieceStart, pieceEnd])
+        pieceStart = -1
+      }
+      if (pieceStart < 0) pieceStart = us
+      pieceEnd = ue
+    }
+    if (pieceStart >= 0) out.push([pieceStart, pieceEnd])
+    return out
+  }
+  return cut(start, end, 0)
+}
+
+/** Trims whitespace off both ends of [start, end); null when nothing is left. */
+function trimSpan(md: string, start: number, end: number): [number, number] | null {
+  let s = start
+  let e = end
+  while (s < e && /\s/.test(md[s]!)) s++
+  while (e > s && /\s/.test(md[e - 1]!)) e--
+  return e > s ? [s, e] : null
+}
+
+/**
+ * Cuts a page's Markdown into chunks at headings and paragraphs, about MIN to MAX tokens each: a
+ * heading closes the chunk before it unless that chunk is still under MIN/2 tokens (a heading
+ * never ends a chunk on its own), a paragraph that would take a chunk past MAX starts the next
+ * one, and a paragraph longer than MAX is cut at line, then sentence ends.
+ */
+export function chunkPage(md: string): Chunk[] {
+  return chunkBlocks(md, scanBlocks(md), new Set())
+}
+
+/** chunkPage over blocks already scanned; a block whose start is in `isolated` (a syndicated paragraph) is a chunk of its own. */
+function chunkBlocks(md: string, blocks: readonly Block[], isolated: ReadonlySet<number>): Chunk[] {
+  const ratio = tokensPerChar(md)
+  const est = (chars: number) => Math.ceil(chars * ratio)
+  const maxChars = Math.floor(MAX_CHUNK_TOKENS / ratio)
+  const chunks: Chunk[] = []
+  const stack: { level: number; text: string }[] = []
+
+  // Typed by a cast: TypeScript would otherwise narrow it to null, not seeing the closures assign it.
+  let cur = null as OpenChunk | null
+  const flush = () => {
+    if (cur) {
+      chunks.push({
+        start: cur.start,
+        end: cur.end,
+        estTokens: est(cur.end - cur.start),
+        headings: [...cur.headings, ...cur.inner],
+        heading: cur.heading,
+      })
+    }
+    cur = null
+  }
+  const open = (start: number, end: number, startsWithHeading: string | null) => {
+    const outer = stack.map((h) => h.text)
+    cur = { start, end, headings: outer, heading: startsWithHeading ?? outer.at(-1) ?? null, inner: [], onlyHeadings: startsWithHeading !== null }
+  }
+  const size = () => (cur ? est(cur.end - cur.start) : 0)
+
+  for (const block of blocks) {
+    if (isolated.has(block.start)) {
+      // Alone (with the headings just above it, if any), so that its copies elsewhere are the same chunk and one is dropped.
+      if (cur && !cur.onlyHeadings) flush()
+      if (cur) cur.end = block.end
+      else open(block.start, block.end, null)
+      flush()
+      continue
+    }
+    if (block.level > 0) {
+      const text = block.heading ?? ''
+      if (cur && !cur.onlyHeadings && size() >= MIN_CHUNK_TOKENS / 2) flush()
+      while (stack.length > 0 && stack.at(-1)!.level >= block.level) stack.pop()
+      if (cur) {
+        cur.end = block.end
+        cur.inner.push(text)
+      } else open(block.start, block.end, text)
+      stack.push({ level: block.level, text })
+      continue
+    }
+    const pieces = block.end - block.start > maxChars ? splitSpan(md, block.start, block.end, maxChars) : [[block.start, block.end] as [number, number]]
+    for (const [ps, pe] of pieces) {
+      const span = trimSpan(md, ps, pe)
+      if (!span) continue
+      const [s, e] = span
+      if (cur && (cur.onlyHeadings || est(e - cur.start) <= MAX_CHUNK_TOKENS)) {
+        cur.end = e
+        cur.onlyHeadings = false
+      } else {
+        flush()
+        open(s, e, null)
+      }
+    }
+  }
+  flush()
+  return chunks
+}
+
+/**
+ * Paragraphs found on more than one page (syndicated copies, quoted press releases): the starts of
+ * every block, per page, whose shingles nearly match a block of another page. Blocks are indexed
+ * by shingle, so each is compared only with the blocks it shares a shingle with.
+ */
+function syndicatedBlocks(pages: readonly ContextPage[], blocks: readonly (readonly Block[])[]): Set<number>[] {
+  const out = pages.map(() => new Set<number>())
+  const items: { page: number; start: number; shingles: Set<string> }[] = []
+  const index = new Map<string, number[]>()
+  blocks.forEach((list, page) => {
+    for (const block of list) {
+      if (block.level > 0) continue
+      const words = visibleWords(pages[page]!.markdown.slice(block.start, block.end))
+      if (words.length < MIN_SYNDICATED_WORDS) continue
+      const id = items.length
+      const own = shingles(words)
+      items.push({ page, start: block.start, shingles: own })
+      for (const sh of own) {
+        const list = index.get(sh)
+        if (list) list.push(id)
+        else index.set(sh, [id])
+      }
+    }
+  })
+  items.forEach((item, id) => {
+    const shared = new Map<number, number>()
+    for (const sh of item.shingles)
+      for (const other of index.get(sh) ?? []) if (other !== id && items[other]!.page !== item.page) shared.set(other, (shared.get(other) ?? 0) + 1)
+    for (const [other, count] of shared) {
+      if (similar(item.shingles.size, items[other]!.shingles.size, count)) {
+        out[item.page]!.add(item.start)
+        break
+      }
+    }
+  })
+  return out
+}
+
+/** The words a chunk is ranked and compared by: link and image targets are not words of its text. */
+function visibleWords(text: string): string[] {
+  return tokenize(text.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\]\([^)]*\)/g, ']'))
+}
+
+function shingles(words: string[]): Set<string> {
+  const out = new Set<string>()
+  if (words.length < SHINGLE) {
+    if (words.length > 0) out.add(words.join(' '))
+    return out
+  }
+  for (let i = 0; i + SHINGLE <= words.length; i++) out.add(words.slice(i, i + SHINGLE).join(' '))
+  return out
+}
+
+function nearDuplicate(a: Set<string>, b: Set<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a]
+  let shared = 0
+  for (const s of small) if (large.has(s)) shared++
+  return similar(a.size, b.size, shared)
+}
+
+/** Jaccard of two shingle sets, or the share of the smaller one found in the larger, at the duplicate thresholds. */
+function similar(sizeA: number, sizeB: number, shared: number): boolean {
+  const small = Math.min(sizeA, sizeB)
+  if (small === 0) return false
+  return shared / (sizeA + sizeB - shared) >= JACCARD_DUPLICATE || shared / small >= CONTAINMENT_DUPLICATE
+}
+
+const round4 = (n: number) => Math.round(n * 1e4) / 1e4
+
+interface Candidate {
+  page: number
+  chunk: Chunk
+  words: string[]
+  score: number
+}
+
+/**
+ * The passages of `pages` that best answer `query`, best first, together at most `maxTokens`
+ * tokens. Ties are broken by result position, then by place on the page.
+ */
+export function selectPassages(pages: readonly ContextPage[], query: string, maxTokens: number): PassageSelection {
+  const candidates: Candidate[] = []
+  let chunkCount = 0
+  const blocks = pages.map((page) => scanBlocks(page.markdown))
+  const isolated = syndicatedBlocks(pages, blocks)
+  pages.forEach((page, p) => {
+    for (const chunk of chunkBlocks(page.markdown, blocks[p]!, isolated[p]!)) {
+      chunkCount++
+      const words = visibleWords(page.markdown.slice(chunk.start, chunk.end))
+      if (words.length >= MIN_WORDS) candidates.push({ page: p, chunk, words, score: 0 })
+    }
+  })
+  const empty = { passages: [], tokensUsed: 0, truncated: false, chunks: chunkCount, duplicates: 0 }
+  if (candidates.length === 0) return empty
+
+  const body = bm25Scores(
+    candidates.map((c) => c.words),
+    query,
+  )
+  const headings = bm25Scores(
+    candidates.map((c) => tokenize(c.chunk.headings.join(' '))),
+    query,
+  )
+  const titles = bm25Scores(
+    candidates.map((c) => tokenize(pages[c.page]!.title ?? '')),
+    query,
+  )
+  candidates.forEach((c, i) => {
+    c.score = round4(body[i]! + HEADING_WEIGHT * headings[i]! + TITLE_WEIGHT * titles[i]!)
+  })
+  const ranked = candidates
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || pages[a.page]!.position - pages[b.page]!.position || a.page - b.page || a.chunk.start - b.chunk.start)
+  if (ranked.length === 0) return empty
+  const floor = ranked[0]!.score * RELATIVE_FLOOR
+
+  const chosen: { candidate: Candidate; shingles: Set<string>; tokens: number }[] = []
+  let left = maxTokens
+  let truncated = false
+  let duplicates = 0
+  for (const c of ranked) {
+    if (c.score < floor) break
+    const own = shingles(c.words)
+    if (chosen.some((k) => nearDuplicate(own, k.shingles))) {
+      duplicates++
+      continue
+    }
+    const page = pages[c.page]!
+    const tokens = countTokens(page.markdown.slice(c.chunk.start, c.chunk.end))
+    if (tokens > left) {
+      truncated = true
+      // Nothing of a useful size fits any more.
+      if (left < MIN_CHUNK_TOKENS / 4) break
+      continue
+    }
+    chosen.push({ candidate: c, shingles: own, tokens })
+    left -= tokens
+  }
+
+  const passages = chosen.map(({ candidate: c, tokens }) => {
+    const page = pages[c.page]!
+    return {
+      text: page.markdown.slice(c.chunk.start, c.chunk.end),
+      url: page.url,
+      title: page.title,
+      position: page.position,
+      score: c.score,
+      tokens,
+      start: c.chunk.start,
+      end: c.chunk.end,
+      heading: c.chunk.heading,
+    }
+  })
+  return { passages, tokensUsed: maxTokens - left, truncated, chunks: chunkCount, duplicates }
+}

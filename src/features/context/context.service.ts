@@ -1,0 +1,225 @@
+import { resolveEngineName } from '../../engines/choice.ts'
+import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import { countTokens } from '../../text/tokens.ts'
+import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
+import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../reading/page-read.service.ts'
+import { elapsed } from '../search/billed-lookup.ts'
+import { runSearch, type SearchDeps, type SearchResponseBody } from '../search/search.service.ts'
+import { type ContextPage, type ContextPassage, selectPassages } from './context.passages.ts'
+import { type ContextParams, DEFAULT_CONTEXT_PAGES, DEFAULT_CONTEXT_TOKENS } from './context.schema.ts'
+
+/**
+ * POST /v1/context: one web search, the top results read as Markdown (as include_content reads
+ * them), and the passages that best answer `q` within `max_tokens` (context.passages.ts).
+ *
+ * Billing is the search's own reserve/settle (billed-lookup.ts), with the page reads as its
+ * enrichment: the search's price and `num` pages are reserved before any work; after it, the
+ * reservation is settled to the search as delivered (1 credit; half from the cache with max_age;
+ * nothing when it found nothing) plus 1 credit per page read (half from the page cache). A page
+ * that fails costs nothing and is listed in `sources`; a failed search refunds everything.
+ */
+
+export interface ContextRequest {
+  q: string
+  max_tokens: number
+  num: number
+  engine: string
+  country: string
+  language: string
+  time?: SearchRequest['time']
+  include_domains?: string[]
+  exclude_domains?: string[]
+  max_age?: number
+}
+
+export interface ContextSource {
+  url: string
+  title: string
+  position: number
+  read: boolean
+  cached?: boolean
+  passages: number
+  error?: { code: string; message: string }
+}
+
+export interface ContextBody {
+  request: ContextRequest
+  passages: ContextPassage[]
+  sources: ContextSource[]
+  meta: {
+    request_id: string
+    credits_used: number
+    latency_ms: number
+    tokens_used: number
+    truncated: boolean
+    engine: string
+    cached: boolean
+    pages_read: number
+  }
+}
+
+export interface ContextOutcome {
+  body: ContextBody
+  usedMc: number
+  balanceMc: number | null
+  /** X-Cache: HIT only when the search and every page read came from the cache. */
+  cacheHit: boolean
+}
+
+/** Search results read at once (extract's SPEC limit). */
+const PARALLEL_PAGES = 5
+/** Deadline for reading pages, from the first read: a page still loading then is listed as a timeout. */
+const PAGES_TIMEOUT_MS = 15_000
+/** The search asks for one page of results (1 credit): up to 10 candidates for `num` reads. */
+const SEARCH_DEPTH = 10
+
+/** Defaults filled in and aliases folded (`request` in the answer). */
+export function normaliseContext(p: ContextParams, auth: AuthContext): ContextRequest {
+  const req: ContextRequest = {
+    q: p.q,
+    max_tokens: p.max_tokens ?? DEFAULT_CONTEXT_TOKENS,
+    num: p.num ?? DEFAULT_CONTEXT_PAGES,
+    engine: resolveEngineName(p.engine, auth, { consensus: true }),
+    country: p.country ?? 'us',
+    language: p.language ?? 'en',
+  }
+  if (p.time) req.time = p.time
+  if (p.include_domains) req.include_domains = p.include_domains
+  if (p.exclude_domains) req.exclude_domains = p.exclude_domains
+  if (p.max_age !== undefined) req.max_age = p.max_age
+  return req
+}
+
+/** The web search a context request makes: the same request /v1/search would normalise, so both share cache entries. */
+export function contextSearch(req: ContextRequest): SearchRequest {
+  const search: SearchRequest = {
+    endpoint: 'search',
+    engine: req.engine,
+    q: req.q,
+    country: req.country,
+    language: req.language,
+    num: SEARCH_DEPTH,
+    page: 1,
+    safe: 'off',
+    device: 'desktop',
+  }
+  if (req.time) search.time = req.time
+  if (req.include_domains) search.include_domains = req.include_domains
+  if (req.exclude_domains) search.exclude_domains = req.exclude_domains
+  return search
+}
+
+interface Reading {
+  pages: ContextPage[]
+  sources: ContextSource[]
+  usedMc: number
+  allCached: boolean
+}
+
+export async function runContext(deps: SearchDeps, auth: AuthContext, req: ContextRequest, requestId: string): Promise<ContextOutcome> {
+  const started = performance.now()
+  let reading: Reading | undefined
+  const outcome = await runSearch(
+    deps,
+    auth,
+    contextSearch(req),
+    {
+      maxAge: req.max_age,
+      endpoint: '/v1/context',
+      enrich: {
+        reserveMc: req.num * pagePriceMc(false),
+        async run(body) {
+          reading = await readResults(deps, body.results, req)
+          return { body, usedMc: reading.usedMc }
+        },
+      },
+    },
+    requestId,
+  )
+  const search = outcome.body as SearchResponseBody
+  const selection = reading ? selectPassages(reading.pages, req.q, req.max_tokens) : null
+  const passages = selection?.passages ?? []
+  const sources = (reading?.sources ?? []).map((s) => ({ ...s, passages: passages.filter((p) => p.position === s.position).length }))
+  const body: ContextBody = {
+    request: req,
+    passages,
+    sources,
+    meta: {
+      request_id: requestId,
+      credits_used: search.meta.credits_used as number,
+      latency_ms: elapsed(started),
+      tokens_used: selection?.tokensUsed ?? 0,
+      truncated: selection?.truncated ?? false,
+      engine: String(search.meta.engine ?? req.engine),
+      cached: outcome.cacheHit,
+      pages_read: sources.filter((s) => s.read).length,
+    },
+  }
+  return { body, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit && (reading?.allCached ?? true) }
+}
+
+type Read = { source: ContextSource; page: ContextPage | null; mc: number }
+
+/**
+ * Reads results in order, PARALLEL_PAGES at a time, until `num` pages were read: a result whose
+ * page fails is replaced by the next result. A read starts only while the pages read and in flight
+ * are fewer than `num`, so the results tried are always the shortest prefix holding `num` readable
+ * pages, whatever order the reads finish in (deterministic, and never more reads than reserved).
+ */
+async function readResults(deps: SearchDeps, results: readonly OrganicResult[], req: ContextRequest): Promise<Reading> {
+  const seen = new Set<string>()
+  const candidates = results.filter((r) => {
+    const key = normalisePageUrl(r.link) ?? r.link
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  const deadline = Date.now() + PAGES_TIMEOUT_MS
+  const done: (Read | undefined)[] = new Array(candidates.length)
+  let next = 0
+  let read = 0
+  let inFlight = 0
+  const worker = async () => {
+    while (next < candidates.length && read + inFlight < req.num && Date.now() < deadline) {
+      const i = next++
+      inFlight++
+      const outcome = await readOne(deps, candidates[i]!, deadline, req.max_age)
+      inFlight--
+      done[i] = outcome
+      if (outcome.page) read++
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_PAGES, req.num) }, worker))
+  const reads = done.filter((r): r is Read => r !== undefined)
+  return {
+    pages: reads.flatMap((r) => (r.page ? [r.page] : [])),
+    sources: reads.map((r) => r.source),
+    usedMc: reads.reduce((sum, r) => sum + r.mc, 0),
+    allCached: reads.every((r) => !r.page || r.source.cached === true),
+  }
+}
+
+/** Never throws: a page that cannot be read is a source with its error, and costs nothing. */
+async function readOne(deps: SearchDeps, result: OrganicResult, deadline: number, maxAge: number | undefined): Promise<Read> {
+  const source: ContextSource = { url: result.link, title: result.title, position: result.position, read: false, passages: 0 }
+  try {
+    // render auto and no max_tokens: the read /v1/webpage gives by default, so offsets match its Markdown (and its cache entry is shared).
+    const page = await readPage(deps, result.link, { format: 'markdown', render: 'auto', timeoutMs: deadline - Date.now() }, maxAge)
+    if (page.empty) return { source: { ...source, error: { code: 'empty_page', message: EMPTY_PAGE_MESSAGE } }, page: null, mc: 0 }
+    return {
+      source: { ...source, read: true, cached: page.cached },
+      page: { url: page.result.url, title: page.result.title ?? result.title, position: result.position, markdown: page.result.markdown ?? '' },
+      mc: pagePriceMc(page.cached),
+    }
+  } catch (err) {
+    const e = pageError(err, deps.log)
+    return { source: { ...source, error: { code: e.code, message: e.message } }, page: null, mc: 0 }
+  }
+}
+
+/** X-Tokens-Estimate: the passages' exact tokens plus the rest of the body counted without their text. */
+export function bodyTokens(body: ContextBody): number {
+  const skeleton = JSON.stringify({ ...body, passages: body.passages.map((p) => ({ ...p, text: '' })) })
+  return body.meta.tokens_used + countTokens(skeleton)
+}

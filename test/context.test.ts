@@ -1,0 +1,322 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vitest'
+import { z } from 'zod'
+import { InvalidRequestError, type ContextResponse as SdkContextResponse, Trawl } from '../packages/sdk/src/index.ts'
+import { ContextResponse } from '../src/features/context/context.schema.ts'
+import { countTokens } from '../src/text/tokens.ts'
+import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { startTrawl, type Trawl as TrawlServer } from './support/start-trawl.ts'
+
+/**
+ * POST /v1/context through HTTP, MCP and the SDK: a real server whose Google answers the saved
+ * "coffee" page with its top result hosts pointed at a loopback site of constructed articles
+ * (one answers 500, one has no readable content, two share a syndicated paragraph).
+ */
+
+const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html').toString('utf8')
+
+const SYNDICATED =
+  'Baristas agree that the grind is the single most important variable in espresso: a grind that is too coarse lets water rush through the puck in under twenty seconds and gives a sour, thin shot, while a grind that is too fine chokes the machine and gives a bitter, over-extracted one.'
+
+const para = (...sentences: string[]) => `<p>${sentences.join(' ')}</p>`
+
+const article = (title: string, body: string) =>
+  `<!DOCTYPE html><html><head><title>${title}</title></head><body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><article><h1>${title}</h1>${body}</article><footer>© Coffee sites</footer></body></html>`
+
+const PAGES: Record<string, string> = {
+  '/wiki/Coffee': article(
+    'Coffee',
+    [
+      '<h2>History</h2>',
+      para(
+        'The earliest credible evidence of coffee drinking appears in the middle of the fifteenth century in the Sufi shrines of Yemen.',
+        'From there the drink spread to Mecca and Cairo, and by the sixteenth century it had reached the rest of the Middle East, Persia, Turkey and northern Africa.',
+        'Coffee then spread to the Balkans, Italy and the rest of Europe, and later to Indonesia and the Americas.',
+      ),
+      para(
+        'In 1554 the first coffeehouses opened in Istanbul, where they quickly became places of conversation, music and chess.',
+        'Religious leaders repeatedly tried to ban them, without lasting success, and the coffeehouse became a fixture of city life across the Ottoman Empire.',
+      ),
+      '<h2>Coffee drinks</h2>',
+      para(
+        'Coffee is served in many ways: black, with milk or cream, sweetened or not, hot or iced.',
+        'In Italy a caffè latte is coffee with steamed milk, a cappuccino has a thick layer of milk foam, and a macchiato is marked with a spoonful of foam.',
+      ),
+      para(
+        'Turkish coffee is boiled in a small pot called a cezve and served unfiltered with the grounds, often with sugar and sometimes cardamom.',
+        'Vietnamese coffee drips slowly through a metal filter into a glass of sweetened condensed milk, and is often poured over ice.',
+      ),
+      para(
+        'Irish coffee adds whiskey and sugar to hot coffee under a layer of cream, and a Viennese coffee house serves its coffee on a silver tray with a glass of water.',
+        'In Scandinavia filter coffee is drunk all day long, and Finland drinks more coffee per person than any other country in the world.',
+      ),
+      para(
+        'Instant coffee is made from brewed coffee dried into a powder or granules, and dissolves in hot water; it was popularised by soldiers in the First World War.',
+        'Decaffeinated coffee has most of its caffeine removed with water, solvents or carbon dioxide before the beans are roasted.',
+      ),
+      '<h2>Espresso grind size</h2>',
+      para(
+        'Espresso needs a fine grind, finer than for drip coffee or a French press, about the texture of powdered sugar or fine table salt.',
+        'The grind size controls how fast the water flows through the coffee: a standard double shot of espresso should take twenty five to thirty seconds.',
+        'Adjust the grinder one step at a time and taste each shot.',
+      ),
+      '<h2>Brewing</h2>',
+      para(SYNDICATED),
+      para(
+        'Other brewing methods are more forgiving: a pour-over works with a medium grind, a French press with a coarse one, and cold brew with a very coarse grind steeped for twelve hours or more.',
+      ),
+    ].join(''),
+  ),
+  '/wiki/broken': '',
+  '/nca/About-Coffee/What-is-Coffee': article(
+    'What is Coffee?',
+    [
+      para(
+        'Coffee is a brewed drink prepared from roasted coffee beans, the seeds of berries from certain flowering plants in the Coffea genus.',
+        'The two most commonly grown species are Coffea arabica and Coffea canephora, known as robusta.',
+      ),
+      para(SYNDICATED),
+      para(
+        'Once picked, the cherries are processed by the dry or the wet method, the green beans are dried, sorted and exported, and roasting then develops the aroma and the flavour of the bean.',
+      ),
+    ].join(''),
+  ),
+  '/nca/about-coffee/history-of-coffee': '<!DOCTYPE html><html><head><title></title></head><body><div></div></body></html>',
+  '/nca/about-coffee/10-steps-from-seed-to-cup': article(
+    '10 Steps from Seed to Cup',
+    [
+      '<h2>Grinding</h2>',
+      para(
+        'The objective of a proper grind is to get the most flavour in a cup of coffee.',
+        'How coarse or fine the coffee is ground depends on the brewing method: espresso machines need a fine grind, and the finer the grind, the more quickly the coffee should be prepared.',
+        'That is why coffee ground for an espresso machine is much finer than coffee brewed in a drip system.',
+      ),
+      '<h2>Packaging</h2>',
+      para(
+        'Roasted beans are packed in bags with one-way valves that let carbon dioxide out without letting oxygen in, and whole beans keep their flavour for weeks longer than ground coffee.',
+      ),
+    ].join(''),
+  ),
+}
+
+let engine: FakeUpstream
+let site: FakeUpstream
+let trawl: TrawlServer
+let key: string
+let balance: () => Promise<number>
+
+beforeAll(async () => {
+  site = await fakeUpstream((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!
+    if (path === '/wiki/broken') return res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error')
+    const page = PAGES[path]
+    if (page === undefined) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+  })
+  // The first five results: Wikipedia, the Coffee Bean (broken), and three pages of the NCA.
+  const rewritten = COFFEE.replaceAll('https://en.wikipedia.org/', `${site.url}/`)
+    .replaceAll('https://www.coffeebean.com/', `${site.url}/wiki/broken`)
+    .replaceAll('https://www.ncausa.org/', `${site.url}/nca/`)
+  engine = await fakeUpstream((req, res) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? ''
+    if (q.includes('blocked')) return res.writeHead(429, { 'retry-after': '60' }).end('slow down')
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(rewritten)
+  })
+  trawl = await startTrawl({
+    TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`,
+    TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
+    TRAWL_UPSTREAM_TIMEOUT_MS: '3000',
+    TRAWL_BROWSER: 'off',
+  })
+  key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })).key
+  balance = async () => (await (await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${key}` } })).json()).balance
+})
+afterAll(async () => {
+  await trawl?.close()
+  await engine?.close()
+  await site?.close()
+})
+
+const post = (path: string, body: unknown, k = key) =>
+  fetch(`${trawl.base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+type Body = z.infer<typeof ContextResponse>
+
+/** `schema` with every object strict, at any depth: a key the documented schema does not name fails. */
+function strict(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodObject) {
+    const shape = Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, f]) => [k, strict(f)]))
+    return schema.def.catchall ? z.object(shape).catchall(schema.def.catchall) : z.strictObject(shape)
+  }
+  if (schema instanceof z.ZodArray) return z.array(strict(schema.element as z.ZodType))
+  if (schema instanceof z.ZodOptional) return strict(schema.unwrap() as z.ZodType).optional()
+  if (schema instanceof z.ZodNullable) return strict(schema.unwrap() as z.ZodType).nullable()
+  return schema
+}
+
+/** The first answer, which later calls (from the cache, over MCP, through the SDK) must repeat. */
+let first: Body
+
+describe('POST /v1/context', () => {
+  test('ranked passages within the budget, as slices of /v1/webpage Markdown; failed pages listed and free', async () => {
+    const before = await balance()
+    const res = await post('/v1/context', { q: 'espresso grind size', num: 3 })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Body
+    first = body
+    expect(strict(ContextResponse).safeParse(body).error?.issues).toBeUndefined()
+    expect(body.request).toEqual({ q: 'espresso grind size', max_tokens: 4000, num: 3, engine: 'google', country: 'us', language: 'en' })
+
+    // Results 2 (500) and 4 (no readable content) failed, so 5 was read in their place: 3 pages read.
+    expect(body.sources.map((s) => [s.position, s.read, s.error?.code])).toEqual([
+      [1, true, undefined],
+      [2, false, 'upstream_error'],
+      [3, true, undefined],
+      [4, false, 'empty_page'],
+      [5, true, undefined],
+    ])
+    expect(body.meta).toMatchObject({ credits_used: 4, engine: 'google', cached: false, pages_read: 3, truncated: false })
+    expect(res.headers.get('x-credits-used')).toBe('4') // 1 search + 3 pages
+    expect(res.headers.get('x-cache')).toBe('MISS')
+    expect(Number(res.headers.get('x-tokens-estimate'))).toBeGreaterThan(body.meta.tokens_used)
+    expect(await balance()).toBe(before - 4)
+
+    // Best first; tokens exact and within the budget; every passage scored on the query.
+    expect(body.passages.length).toBeGreaterThan(2)
+    const scores = body.passages.map((p) => p.score)
+    expect(scores).toEqual([...scores].sort((a, b) => b - a))
+    for (const p of body.passages) expect(p.tokens).toBe(countTokens(p.text))
+    expect(body.meta.tokens_used).toBe(body.passages.reduce((n, p) => n + p.tokens, 0))
+    expect(body.meta.tokens_used).toBeLessThanOrEqual(4000)
+    expect(body.passages[0]!.text).toContain('Espresso needs a fine grind')
+    expect(body.passages[0]).toMatchObject({ position: 1, title: 'Coffee', heading: 'Espresso grind size' })
+    // Nothing from the history section: it does not match well enough to spend the budget on.
+    expect(body.passages.some((p) => p.text.includes('Istanbul'))).toBe(false)
+    // The syndicated paragraph is on two pages and is given once.
+    expect(body.passages.filter((p) => p.text.includes('single most important variable')).length).toBe(1)
+    for (const s of body.sources) expect(s.passages).toBe(body.passages.filter((p) => p.position === s.position).length)
+
+    // Offsets index the page's Markdown exactly as /v1/webpage returns it.
+    for (const url of new Set(body.passages.map((p) => p.url))) {
+      const page = await (await post('/v1/webpage', { url })).json()
+      for (const p of body.passages.filter((x) => x.url === url)) expect(page.markdown.slice(p.start, p.end)).toBe(p.text)
+    }
+  })
+
+  test('max_age: the search and the pages from the cache at half price, the same passages', async () => {
+    const before = await balance()
+    const res = await post('/v1/context', { q: 'espresso grind size', num: 3, max_age: 600 })
+    const body = (await res.json()) as Body
+    expect(res.status).toBe(200)
+    expect(body.meta).toMatchObject({ credits_used: 2, cached: true, pages_read: 3 }) // 0.5 + 3 × 0.5
+    expect(res.headers.get('x-cache')).toBe('HIT')
+    expect(body.sources.filter((s) => s.read).every((s) => s.cached === true)).toBe(true)
+    expect(body.passages).toEqual(first.passages)
+    expect(await balance()).toBe(before - 2)
+  })
+
+  test('a small budget is filled best first and says it was truncated', async () => {
+    const body = (await (await post('/v1/context', { q: 'coffee', num: 3, max_tokens: 500, max_age: 600 })).json()) as Body
+    expect(body.meta.tokens_used).toBeLessThanOrEqual(500)
+    expect(body.meta.truncated).toBe(true)
+    expect(body.passages.length).toBeGreaterThan(0)
+  })
+
+  test('a search that finds nothing is free and answers no passages', async () => {
+    const before = await balance()
+    const body = (await (await post('/v1/context', { q: 'espresso', include_domains: ['example.org'] })).json()) as Body
+    expect(body).toMatchObject({ passages: [], sources: [], meta: { credits_used: 0, pages_read: 0, tokens_used: 0 } })
+    expect(body.request.include_domains).toEqual(['example.org'])
+    expect(await balance()).toBe(before)
+  })
+
+  test('a failed search is the engine error, refunded', async () => {
+    const before = await balance()
+    const res = await post('/v1/context', { q: 'blocked espresso' })
+    expect(res.status).toBe(503)
+    expect(res.headers.get('x-credits-used')).toBe('0')
+    expect(await balance()).toBe(before)
+  })
+
+  test('bad input is a 400 naming the parameter, before anything is billed or fetched', async () => {
+    const before = await balance()
+    const asked = engine.seen.length
+    const cases: [unknown, RegExp][] = [
+      [{}, /^q /],
+      [{ q: '' }, /^q must not be empty/],
+      [{ q: 'x'.repeat(2049) }, /^q must be at most 2,048 characters/],
+      [{ q: 'a', max_tokens: 499 }, /^max_tokens must be between 500 and 50,000/],
+      [{ q: 'a', max_tokens: 50_001 }, /^max_tokens must be between 500 and 50,000/],
+      [{ q: 'a', num: 0 }, /^num must be between 1 and 10/],
+      [{ q: 'a', num: 11 }, /^num must be between 1 and 10/],
+      [{ q: 'a', num: 2.5 }, /^num must be an integer/],
+      [{ q: 'a', engine: 'altavista' }, /^engine altavista is not known/],
+      [{ q: 'a', include_content: 2 }, /unknown parameter include_content/],
+      [{ q: 'a', format: 'markdown' }, /unknown parameter format/],
+      [{ q: 'a', time: 'decade' }, /^time must be one of/],
+    ]
+    for (const [body, message] of cases) {
+      const res = await post('/v1/context', body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      const error = (await res.json()).error
+      expect(error.code).toBe('invalid_request')
+      expect(error.message, JSON.stringify(body)).toMatch(message)
+    }
+    expect(await balance()).toBe(before)
+    expect(engine.seen.length).toBe(asked)
+  })
+
+  test('is documented in the OpenAPI document with its defaults', async () => {
+    const doc = await (await fetch(`${trawl.base}/v1/openapi.json`)).json()
+    const op = doc.paths['/v1/context'].post
+    expect(op.operationId).toBe('context')
+    expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ContextResponse')
+    const props = op.requestBody.content['application/json'].schema.properties
+    expect(props.max_tokens).toMatchObject({ minimum: 500, maximum: 50000, default: 4000 })
+    expect(props.num).toMatchObject({ minimum: 1, maximum: 10, default: 5 })
+    expect(Object.keys(props).sort()).toEqual(
+      ['country', 'engine', 'exclude_domains', 'include_domains', 'language', 'max_age', 'max_tokens', 'num', 'q', 'time'].sort(),
+    )
+  })
+})
+
+describe('the MCP tool and the SDK', () => {
+  test('MCP context: the same call, billed the same, passages as Markdown and structured', async () => {
+    const { key: own } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 50 })
+    const client = new Client({ name: 'trawl-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${trawl.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${own}` } } }))
+    try {
+      const { tools } = await client.listTools()
+      const tool = tools.find((t) => t.name === 'context')!
+      expect(tool.inputSchema.required).toEqual(['q'])
+      const result = (await client.callTool({ name: 'context', arguments: { q: 'espresso grind size', num: 3, max_age: 600 } })) as CallToolResult
+      expect(result.isError).toBeFalsy()
+      const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
+      expect(text).toContain('# Context: espresso grind size')
+      expect(text).toContain('Espresso needs a fine grind')
+      expect(text).toContain('not read: upstream_error: page answered HTTP 500')
+      const structured = result.structuredContent as { passages: Body['passages']; sources: unknown[]; credits_used: number; tokens_used: number }
+      expect(structured.passages).toEqual(first.passages)
+      expect(structured.sources).toHaveLength(5)
+      expect(structured.credits_used).toBe(2)
+      const account = await (await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${own}` } })).json()
+      expect(account.balance).toBe(48)
+      const bad = (await client.callTool({ name: 'context', arguments: { q: 'x', max_tokens: 10 } })) as CallToolResult
+      expect(bad.isError).toBe(true)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('SDK context(): typed from the OpenAPI document', async () => {
+    const sdk = new Trawl({ baseUrl: trawl.base, apiKey: key })
+    const answer = await sdk.context({ q: 'espresso grind size', num: 3, max_age: 600 })
+    expectTypeOf(answer).toEqualTypeOf<SdkContextResponse>()
+    expect(answer.passages).toEqual(first.passages)
+    expect(answer.meta.credits_used).toBe(2)
+    await expect(sdk.context({ q: 'x', num: 20 })).rejects.toBeInstanceOf(InvalidRequestError)
+  })
+})
