@@ -1,18 +1,17 @@
 # Trawl: the API (`serve`, optionally `--processes N`) and the background workers (`worker`) in one
-# image. Debian slim with Node 20; the TypeScript sources run through tsx, so there is no build step.
+# image. Debian 12 (bookworm) slim with Node.js 24 LTS; the TypeScript sources are bundled by esbuild at
+# each start (bin/trawl.mjs), so there is no build step.
 # docs/deploy.md: compose.yaml runs it with PostgreSQL and Redis.
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-# better-sqlite3 downloads a prebuilt binary for this platform; the toolchain is only the fallback
-# when none matches, and stays in this stage.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
-  && rm -rf /var/lib/apt/lists/*
+# No toolchain: every native module ships its binaries inside its npm package (better-sqlite3 13
+# and impit are Node-API builds for linux x64/arm64, glibc and musl), nothing is compiled or
+# downloaded at install time. Dev dependencies stay out of the image.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # `--build-arg CHROMIUM=true` adds Debian's Chromium for render=auto|always (docs/rendering.md).
 ARG CHROMIUM=false
 RUN if [ "$CHROMIUM" = "true" ]; then \
