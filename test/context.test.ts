@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -319,4 +321,23 @@ describe('the MCP tool and the SDK', () => {
     expect(answer.meta.credits_used).toBe(2)
     await expect(sdk.context({ q: 'x', num: 20 })).rejects.toBeInstanceOf(InvalidRequestError)
   })
+})
+
+describe('the CLI', () => {
+  const TRAWL = new URL('../bin/trawl.mjs', import.meta.url).pathname
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, [TRAWL, ...args, '--url', trawl.base, '--key', key], {
+      env: { PATH: process.env.PATH ?? '', TRAWL_CONFIG: '/nonexistent/trawl-config.json' },
+    })
+
+  test('trawl context prints the passages as Markdown, or the JSON answer with --json', async () => {
+    const { stdout } = await cli('context', 'espresso', 'grind', 'size', '--num', '3', '--max-age', '600')
+    expect(stdout).toMatch(/^# Context: espresso grind size\n/)
+    expect(stdout).toContain(`## 1. [Coffee](${site.url}/wiki/Coffee)`)
+    expect(stdout).toContain('result 1 · under “Espresso grind size”')
+    expect(stdout).toContain('- result 4: [The History of Coffee]')
+    const json = JSON.parse((await cli('context', 'espresso grind size', '--num', '3', '--max-age', '600', '--json')).stdout) as Body
+    expect(json.passages).toEqual(first.passages)
+    expect(json.request).toMatchObject({ q: 'espresso grind size', num: 3, max_age: 600 })
+  }, 60_000)
 })

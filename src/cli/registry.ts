@@ -1,6 +1,7 @@
 import { accountCommands } from './account.commands.ts'
 import { batchCommands } from './batch.commands.ts'
 import type { Command } from './command.ts'
+import { contextCommands } from './context.commands.ts'
 import { crawlCommands } from './crawl.commands.ts'
 import { monitorCommands } from './monitor.commands.ts'
 import { operatorCommands } from './operator.commands.ts'
@@ -11,6 +12,7 @@ import { searchCommands } from './search.commands.ts'
 
 export const COMMANDS: Command[] = [
   ...searchCommands,
+  ...contextCommands,
   ...readingCommands,
   ...crawlCommands,
   ...batchCommands,
@@ -46,6 +48,7 @@ Search (prints Markdown; --json for the JSON answer):
   reviews --place-id ID      reviews of a place (or --cid, --fid)
   lens <image-url>           visual matches of an image
   rank <query...> --domain D best position of a domain
+  context <query...>         passages of the top results that answer it, within --max-tokens
   engines                    search providers and their health
 
 Pages:

@@ -259,10 +259,9 @@ function chunkBlocks(md: string, blocks: readonly Block[], isolated: ReadonlySet
       const text = block.heading ?? ''
       if (cur && !cur.onlyHeadings && size() >= MIN_CHUNK_TOKENS / 2) flush()
       while (stack.length > 0 && stack.at(-1)!.level >= block.level) stack.pop()
-      if (cur) {
-        cur.end = block.end
-        cur.inner.push(text)
-      } else open(block.start, block.end, text)
+      if (cur) cur.end = block.end
+      else open(block.start, block.end, text)
+      cur!.inner.push(text)
       stack.push({ level: block.level, text })
       continue
     }
