@@ -391,8 +391,11 @@ describe('monitor runs', () => {
     expect(Date.parse(created.next_run_at)).toBeLessThanOrEqual(Date.now()) // the first run is due at once
 
     const [first] = await runsAfter(key, created.id, 1)
-    // Nine results of the depth asked for (20 covers num=12); google.com twice is one link.
-    expect(new URL(upstream.seen.at(-1)!.url, 'https://www.google.com').searchParams.get('num')).toBe('20')
+    // Nine results of the depth asked for (20 covers num=12: two Google pages of 10, the same page
+    // here); google.com twice is one link.
+    const pages = upstream.seen.slice(-2).map((s) => new URL(s.url, 'https://www.google.com').searchParams)
+    expect(pages.map((p) => p.get('start') ?? '0').sort()).toEqual(['0', '10'])
+    for (const p of pages) expect(p.has('num')).toBe(false)
     expect(first).toMatchObject({ status: 'ok', first_run: true, new_results: 8, credits_used: 1, error: null, results_expired: false })
     expect(first.id).toBe(`${created.id}:${Date.parse(created.next_run_at)}`)
     const firstKeys = new Set(links(first.results).map((l) => siteKey(l)))

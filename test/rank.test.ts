@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { engineSuite } from './support/engine-suite.ts'
-import { fixture, htmlPage } from './support/fake-upstream.ts'
+import { fixture } from './support/fake-upstream.ts'
+import { googleFirstPageOnly } from './support/google-pages.ts'
 
 const COFFEE = fixture('serp/google/web-desktop/zlurad-coffee.html') // 95 organic results
 
-const suite = engineSuite(htmlPage(COFFEE))
+// Google answers 10 results a page: the check of 100 asks 10 pages; the first holds all 95 here.
+const suite = engineSuite(googleFirstPageOnly(COFFEE))
 
 const rank = (body: unknown) =>
   fetch(`${suite.trawl.base}/v1/rank`, {
@@ -29,7 +31,9 @@ describe('POST /v1/rank', () => {
     expect(body.matches.map((m: { position: number }) => m.position)).toEqual([13, 14, 15])
     expect(body.matches[0]).toEqual({ position: 13, title: expect.any(String), link: expect.stringMatching(/^https:\/\/(www\.)?starbucks\.com/) })
     expect(body.meta).toMatchObject({ credits_used: 7, engine: 'google', parse_quality: 'ok', cached: false })
-    expect(new URL(suite.upstream.seen[0]!.url, 'https://www.google.com').searchParams.get('num')).toBe('100')
+    const pages = suite.upstream.seen.map((s) => new URL(s.url, 'https://www.google.com').searchParams)
+    expect(pages.map((p) => Number(p.get('start') ?? 0)).sort((a, b) => a - b)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90])
+    for (const p of pages) expect(p.has('num')).toBe(false)
   })
 
   test('subdomains match, and a URL or www. form of the domain is normalised', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
+import { googleFirstPageOnly } from './support/google-pages.ts'
 import { testPage as corpusPage } from './support/reading-site.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -58,10 +59,14 @@ describe('/v1/search on the google engine', () => {
     expect(upstream.seen[0]!.host).toBe('www.google.com')
   })
 
-  test('num=100 returns the deep page', async () => {
+  test('num=100 is ten pages of 10 (Google ignores num), merged', async () => {
+    // The first page holds all 95 results here; the later ones say "no more results".
+    upstream.handle(googleFirstPageOnly(COFFEE))
     const body = await (await search('q=coffee&num=100')).json()
     expect(body.results).toHaveLength(95)
-    expect(lastUpstreamUrl().searchParams.get('num')).toBe('100')
+    const pages = upstream.seen.map((s) => new URL(s.url, 'https://www.google.com').searchParams)
+    expect(pages.map((p) => Number(p.get('start') ?? 0)).sort((a, b) => a - b)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90])
+    for (const p of pages) expect(p.has('num')).toBe(false)
   })
 
   test('an engine that ignores num=100 and prints 10 results costs 1 credit, not 7', async () => {
@@ -73,20 +78,23 @@ describe('/v1/search on the google engine', () => {
 
   test('maps every search parameter onto the real engine URL', async () => {
     await search('q=coffee&country=de&language=pt-BR&page=3&time=week&tbs=sbd:1&safe=active&autocorrect=false&exclude_domains=pinterest.com')
+    // The feature-phone page (route wml) takes these; it is sent no `lr` (google-routes.test.ts).
     const url = lastUpstreamUrl()
-    expect(url.pathname).toBe('/search')
+    expect(url.pathname).toBe('/wml/search')
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       q: 'coffee -site:pinterest.com',
       hl: 'pt-BR',
       gl: 'de',
-      lr: 'lang_pt',
       start: '20',
       tbs: 'qdr:w,sbd:1',
       safe: 'active',
       nfpr: '1',
     })
+    // device=mobile is the plain page's (route web), with its language restriction.
     await search('q=coffee&location=Austin,Texas,United%20States&device=mobile&include_domains=.gov,example.com/blog')
     const located = lastUpstreamUrl()
+    expect(located.pathname).toBe('/search')
+    expect(located.searchParams.get('lr')).toBe('lang_en')
     expect(located.searchParams.get('uule')).toMatch(/^w CAIQICI/) // "+" in a query string reads as a space
     expect(located.searchParams.get('gl')).toBe('us')
     expect(located.searchParams.get('q')).toBe('coffee (site:gov OR site:example.com/blog)')

@@ -1,7 +1,12 @@
+import type { Element } from 'domhandler'
 import { describe, expect, it } from 'vitest'
 import { fixture } from '../../../test/support/fake-upstream.ts'
 import { listFixtures } from '../../../test/support/fixtures.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
+import { documentOf, domIndex } from '../parse/dom-index.ts'
+import { loadPage } from '../parse/html.ts'
+import { detectGoogleBlock } from './google-block.detect.ts'
+import { outboundResults } from './google-links.parse.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 
 const read = (file: string) => fixture(`serp/google/web-mobile/${file}`).toString('utf8')
@@ -235,9 +240,77 @@ describe('mobile layouts without headings', () => {
     expect(p.parse_quality).toBe('partial')
   })
 
-  it('a page with result markup it cannot read is partial, never empty', () => {
+  it('a page with result markup and nothing else is read by its titled links, partial, never empty', () => {
     const p = parseGoogleSearch(html('<div id="rso"><a href="https://example.com/"><div role="heading" aria-level="3">Example</div></a></div>'))
-    expect(p).toEqual({ results: [], parse_quality: 'partial' })
+    expect(p).toEqual({ results: [{ position: 1, title: 'Example', link: 'https://example.com/', domain: 'example.com' }], parse_quality: 'partial' })
     expect(parseGoogleSearch(html(`<div id="rso"><p>Your search did not match any documents.</p></div>${FOOTER}`)).parse_quality).toBe('empty')
+  })
+})
+
+// A layout none of the readers knows. What they key on is taken out of a real page: class names,
+// the result-container ids, heading tags and levels, ARIA roles; the <noscript> refresh to the
+// enablejs page that every JavaScript result page carries is put in (the stripped page then has
+// neither result markup nor a result column, as the JavaScript page itself).
+const ENABLEJS_NOSCRIPT = '<noscript><meta content="0;url=/httpservice/retry/enablejs?sei=x" http-equiv="refresh"></noscript>'
+const unknownLayout = (page: string) =>
+  page
+    .replace(/\sclass="[^"]*"/g, '')
+    .replace(/\sid="(rso|search|center_col|main)"/g, '')
+    .replace(/\saria-level="\d"/g, '')
+    .replace(/\srole="[a-z]+"/g, '')
+    .replace(/<(\/?)h[1-6]\b/g, '<$1div')
+    .replace('</body>', `${ENABLEJS_NOSCRIPT}</body>`)
+
+const MOBILE = listFixtures('serp/google/web-mobile', true).filter((f) => f.endsWith('.html') && !f.includes('no-results'))
+
+describe('mobile pages in a layout no reader knows: never empty while they hold result links', () => {
+  it.each(MOBILE)('%s', (file) => {
+    const real = page(file)
+    const stripped = unknownLayout(read(file))
+    expect(stripped).not.toMatch(/<h3|id="rso"|role="heading"/)
+    expect(detectGoogleBlock({ status: 200, url: 'https://www.google.com/search?q=x', body: stripped })).toBeNull()
+    const p = parseGoogleSearch(stripped)
+    expect(p.parse_quality).toBe('partial')
+    // Most of what the layout readers read on the real page, and nothing off the page.
+    const found = links(p).filter((l) => links(real).includes(l))
+    expect(found.length).toBeGreaterThanOrEqual(Math.ceil(links(real).length / 2))
+    for (const r of p.results) expect(stripped).toContain(new URL(r.link).hostname)
+  })
+
+  it('the outbound-link reader alone reads every organic result of every real mobile page', () => {
+    for (const file of MOBILE) {
+      const $ = loadPage(read(file).replace(/\sclass="[^"]*"/g, ''))
+      const body = domIndex(documentOf($)).findFirst(documentOf($), (el) => el.name === 'body') as Element
+      const outbound = outboundResults($, body).map((r) => r.link)
+      expect({ file, missing: links(page(file)).filter((l) => !outbound.includes(l)) }).toEqual({ file, missing: [] })
+    }
+  })
+
+  it('a page whose results no layout reader takes (titles in unlevelled headings, no address lines) answers them as partial', () => {
+    const result = (url: string, title: string) =>
+      `<div><div><a href="${url}"><div role="heading">${title}</div></a></div><div><span>A description of the page, long enough to be read as its snippet.</span></div></div>`
+    const body = html(
+      `<header><a href="https://accounts.google.com/ServiceLogin">Sign in</a></header><div id="main">${result('https://example.com/a', 'Example &amp; Co — first page')}${result('https://example.org/b', 'Second page')}</div>${FOOTER}<footer><a href="https://example.net/ad">Advertise with us</a></footer>${ENABLEJS_NOSCRIPT}`,
+    )
+    expect(detectGoogleBlock({ status: 200, url: 'https://www.google.com/search?q=x', body })).toBeNull()
+    expect(parseGoogleSearch(body)).toEqual({
+      results: [
+        {
+          position: 1,
+          title: 'Example & Co — first page',
+          link: 'https://example.com/a',
+          domain: 'example.com',
+          snippet: 'A description of the page, long enough to be read as its snippet.',
+        },
+        {
+          position: 2,
+          title: 'Second page',
+          link: 'https://example.org/b',
+          domain: 'example.org',
+          snippet: 'A description of the page, long enough to be read as its snippet.',
+        },
+      ],
+      parse_quality: 'partial',
+    })
   })
 })

@@ -14,6 +14,7 @@ import { selectAll } from '../parse/select.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
 import { documentOrder } from './google-dom.util.ts'
 import { peopleAlsoAskOf, relatedSearchesOf, totalResultsOf } from './google-features.parse.ts'
+import { outboundResults } from './google-links.parse.ts'
 import { adsOf, placesOf, topStoriesOf } from './google-local.parse.ts'
 import { type OrganicParse, parseOrganic } from './google-organic.parse.ts'
 import { answerBoxOf, knowledgeGraphOf } from './google-panels.parse.ts'
@@ -91,7 +92,8 @@ interface OrganicRead extends OrganicParse {
  * Organic results, trying stricter readers first. A page with result markup must not come out
  * empty: if the usual reader finds nothing, the whole page is read again with only known feature
  * names kept out (an unknown section label, e.g. in another language, may cover the results), then
- * with link text as titles for layouts without headings.
+ * with link text as titles for layouts without headings, and last as plain outbound links that
+ * carry a title (google-links.parse.ts): a page holding result links is never "no results".
  */
 function readOrganic($: CheerioAPI, root: Element, body: Element, order: Positions): OrganicRead {
   const first = parseOrganic($, root, order)
@@ -104,6 +106,8 @@ function readOrganic($: CheerioAPI, root: Element, body: Element, order: Positio
     if (next.results.length) return { ...next, fallback: true }
     markup = Math.max(markup, next.markup)
   }
+  const outbound = outboundResults($, body)
+  if (outbound.length) return { ...whole, results: outbound, markup: Math.max(markup, outbound.length), fallback: true }
   return { ...whole, markup, fallback: false }
 }
 

@@ -26,14 +26,17 @@ describe('buildGoogleSearchRequest', () => {
     expect(params({ language: 'zh-TW' }).get('lr')).toBe('lang_zh-TW')
   })
 
-  it('sends num only when it is not 10 and start only after page 1', () => {
+  it('never sends num (Google answers 10 a page); start is the page asked for, left out at 0', () => {
     expect(params({}).has('num')).toBe(false)
     expect(params({}).has('start')).toBe(false)
-    expect(params({ num: 100 }).get('num')).toBe('100')
+    expect(params({ num: 100 }).has('num')).toBe(false)
     expect(params({ page: 3 }).get('start')).toBe('20')
     const p = params({ num: 20, page: 2 })
-    expect(p.get('num')).toBe('20')
+    expect(p.has('num')).toBe(false)
     expect(p.get('start')).toBe('20')
+    // One page of a deeper request: the caller names its start.
+    expect(new URL(buildGoogleSearchRequest({ ...base, num: 30 }, 10).url).searchParams.get('start')).toBe('10')
+    expect(new URL(buildGoogleSearchRequest({ ...base, num: 30, page: 2 }, 0).url).searchParams.has('start')).toBe(false)
   })
 
   it('maps time to tbs=qdr and keeps a raw tbs, joined by a comma', () => {

@@ -32,31 +32,45 @@ const TIME_RANGE: Record<NonNullable<SearchRequest['time']>, string> = {
 const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
 
 /**
- * The Google URL and headers for `req`.
+ * The Google URL and headers for one page of `req`: the page of 10 results starting at `start`
+ * (default: the request's own offset). Google has ignored `num` since September 2025 and answers
+ * 10 results a page, so `num` is never sent: depth is made of several pages (google-search.pages.ts).
  *
  * The location of web results is carried by `uule`: given as is, or made from `location` (a
  * place name) or else from `ll` (its point; web search has no viewport, so the zoom is unused).
  */
-export function buildGoogleSearchRequest(req: SearchRequest): GoogleRequest {
+export function buildGoogleSearchRequest(req: SearchRequest, start = req.offset ?? (req.page - 1) * req.num): GoogleRequest {
   const params: [string, string][] = []
   // include_domains / exclude_domains arrive as `site:` operators in q (provider.engine.ts).
   params.push(['q', req.q])
   params.push(['hl', req.language])
   params.push(['gl', req.country])
   params.push(['lr', `lang_${lrCode(req.language)}`])
-  if (req.num !== 10) params.push(['num', String(req.num)])
-  const start = req.offset ?? (req.page - 1) * req.num
   if (start > 0) params.push(['start', String(start)])
-  const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
-  if (tbs.length) params.push(['tbs', tbs.join(',')])
+  const tbs = tbsOf(req)
+  if (tbs) params.push(['tbs', tbs])
   params.push(['safe', req.safe])
-  const uule = req.uule?.trim() || (req.location?.trim() ? encodeUule(req.location.trim()) : req.ll ? uuleOfPoint(req.ll) : undefined)
+  const uule = uuleOf(req)
   if (uule) params.push(['uule', uule])
   if (req.autocorrect === false) params.push(['nfpr', '1'])
   params.push(['ie', 'UTF-8'], ['oe', 'UTF-8'])
+  return { url: `${ENDPOINT}?${googleQuery(params)}`, headers: googleHeaders(req.language, req.device) }
+}
 
-  const query = params.map(([k, v]) => `${k}=${k === 'uule' ? encodeUuleParam(v) : encodeURIComponent(v)}`).join('&')
-  return { url: `${ENDPOINT}?${query}`, headers: googleHeaders(req.language, req.device) }
+/** `time` as `qdr:<unit>`, joined with a caller's raw `tbs`; undefined when neither is set. */
+export function tbsOf(req: SearchRequest): string | undefined {
+  const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
+  return tbs.length ? tbs.join(',') : undefined
+}
+
+/** The request's place as `uule`: a caller's uule as is, else its location text, else its `ll` point. */
+export function uuleOf(req: SearchRequest): string | undefined {
+  return req.uule?.trim() || (req.location?.trim() ? encodeUule(req.location.trim()) : req.ll ? uuleOfPoint(req.ll) : undefined)
+}
+
+/** A query string in the given order; `uule` keeps its literal "+" (see encodeUuleParam). */
+export function googleQuery(params: [string, string][]): string {
+  return params.map(([k, v]) => `${k}=${k === 'uule' ? encodeUuleParam(v) : encodeURIComponent(v)}`).join('&')
 }
 
 function uuleOfPoint(ll: string): string {

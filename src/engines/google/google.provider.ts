@@ -1,9 +1,7 @@
 import type { Provider } from '../engine.ts'
-import { UpstreamError } from '../upstream/upstream-error.ts'
 import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
-import { readGoogleSearch } from './google-search.parse.ts'
-import { buildGoogleSearchRequest } from './google-search.url.ts'
+import { googleWebRoute, googleWmlRoute } from './google-search.routes.ts'
 import { googleImages } from './images/google-images.ts'
 import { googleLens } from './lens/google-lens.ts'
 import { googleMaps } from './maps/google-maps.ts'
@@ -27,17 +25,10 @@ export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
       params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains'],
       siteOperator: true,
     },
-    search: {
-      async run(req, fetch) {
-        const { url, headers } = buildGoogleSearchRequest(req)
-        const fetched = await fetch(url, headers)
-        const { page, layout } = readGoogleSearch(fetched.body, { includeAds: req.ads === true })
-        // SPEC: a page that could not be parsed is a 503 upstream_error (and engine=auto moves on);
-        // only a recognisable result page may say "no results".
-        if (page.results.length === 0 && layout === 'unknown') throw new UpstreamError('upstream_error', 'google answered a page that is not a result page', [])
-        return page
-      },
-    },
+    // Web search's routes: the feature-phone page first, the plain page after it (a `browser`
+    // route may follow it in fallbackRoutes). google-search.routes.ts says what each takes.
+    search: googleWmlRoute,
+    fallbackRoutes: [googleWebRoute],
     verticals: {
       news: googleNews,
       images: googleImages,

@@ -101,7 +101,7 @@ describe('block pages', () => {
   it('the CAPTCHA page is refused by the detector and never parsed as results', () => {
     const body = read('web-desktop/zlurad-recaptcha.html')
     const url = 'https://www.google.com/search?q=x&tbm=isch&gbv=1'
-    expect(detectGoogleBlock({ status: 200, url, body })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA form' })
+    expect(detectGoogleBlock({ status: 200, url, body })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA page' })
     expect(parseGoogleImages(body)).toEqual({ results: [], parse_quality: 'empty' })
   })
 
@@ -144,6 +144,6 @@ describe('googleImages.run', () => {
 
   it('passes the Google block detector to fetch', async () => {
     const { fetch } = fakeFetch([read('web-desktop/zlurad-recaptcha.html')])
-    await expect(googleImages.run(req(), fetch)).rejects.toThrow('blocked: CAPTCHA form')
+    await expect(googleImages.run(req(), fetch)).rejects.toThrow('blocked: CAPTCHA page')
   })
 })

@@ -53,13 +53,13 @@ describe('googleLens.run', () => {
     const detect = calls[0]!.detectBlock!
     expect(detect({ status: 200, url: 'https://consent.google.com/ml?continue=https://lens.google.com/uploadbyurl', body: '' })).toEqual({
       code: 'upstream_blocked',
-      reason: 'redirected to the Google consent page',
+      reason: 'consent page',
     })
     expect(detect({ status: 302, url: 'https://www.google.com/sorry/index?continue=x', body: '' })).toEqual({
       code: 'upstream_blocked',
-      reason: 'redirected to the Google CAPTCHA page',
+      reason: 'CAPTCHA page',
     })
-    expect(detect({ status: 200, url: RESULTS_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA form' })
+    expect(detect({ status: 200, url: RESULTS_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA page' })
     expect(detect({ status: 200, url: RESULTS_URL, body: udm26 })).toBeNull()
     expect(detect({ status: 200, url: 'https://lens.google.com/search?p=AbCdEf', body: legacy })).toBeNull()
   })

@@ -213,7 +213,7 @@ describe('Maps block detection', () => {
   const at = (url: string, body: string, status = 200) => ({ url, body, status })
 
   it('refuses a CAPTCHA page served where JSON belongs, and the sorry/consent redirects', () => {
-    expect(detectMapsJsonBlock(at('https://www.google.com/search?tbm=map&q=coffee', recaptcha))?.reason).toBe('CAPTCHA form')
+    expect(detectMapsJsonBlock(at('https://www.google.com/search?tbm=map&q=coffee', recaptcha))?.reason).toBe('CAPTCHA page')
     expect(detectMapsJsonBlock(at('https://www.google.com/sorry/index?continue=x', ''))).not.toBeNull()
     expect(detectMapsJsonBlock(at('https://consent.google.com/ml?continue=x', ''))?.reason).toMatch(/consent/)
     expect(detectMapsJsonBlock(at('https://www.google.com/search', '<!doctype html><html><body>Something else</body></html>'))?.reason).toMatch(/HTML page/)
@@ -223,7 +223,7 @@ describe('Maps block detection', () => {
     expect(detectMapsJsonBlock(at('https://www.google.com/search?tbm=map', `)]}'\n${coffee}`))).toBeNull()
     expect(detectMapsJsonBlock(at('https://www.google.com/search?tbm=map', coffee))).toBeNull()
     expect(detectMapsPageBlock(at('https://www.google.com/maps/place/Tipsy+Sticks', read('gosom-place-page-tipsy-sticks.html')))).toBeNull()
-    expect(detectMapsPageBlock(at('https://www.google.com/maps?cid=1', recaptcha))?.reason).toBe('CAPTCHA form')
+    expect(detectMapsPageBlock(at('https://www.google.com/maps?cid=1', recaptcha))?.reason).toBe('CAPTCHA page')
   })
 })
 

@@ -141,10 +141,10 @@ describe('block detection', () => {
 
   it('refuses the CAPTCHA page, a consent page and any other non-RSS body, which never parse as results', () => {
     const captcha = fixture('serp/google/web-desktop/zlurad-recaptcha.html').toString('utf8')
-    expect(detectGoogleNewsBlock({ status: 200, url: FEED_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA form' })
+    expect(detectGoogleNewsBlock({ status: 200, url: FEED_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA page' })
     expect(parseGoogleNews(captcha)).toEqual({ results: [], parse_quality: 'empty' })
     expect(detectGoogleNewsBlock({ status: 200, url: 'https://consent.google.com/ml?continue=https://news.google.com/rss', body: consent })?.reason).toBe(
-      'redirected to the Google consent page',
+      'consent page',
     )
     expect(detectGoogleNewsBlock({ status: 200, url: FEED_URL, body: consent })?.code).toBe('upstream_blocked')
     expect(detectGoogleNewsBlock({ status: 200, url: FEED_URL, body: '' })?.reason).toBe('Google News answered with an empty body')
@@ -152,7 +152,7 @@ describe('block detection', () => {
   })
 
   it('refuses rate limiting and the sorry redirect even with an RSS body', () => {
-    expect(detectGoogleNewsBlock({ status: 429, url: FEED_URL, body: FEED })?.reason).toBe('HTTP 429 from Google')
+    expect(detectGoogleNewsBlock({ status: 429, url: FEED_URL, body: FEED })?.reason).toBe('HTTP 429 (too many requests)')
     expect(detectGoogleNewsBlock({ status: 200, url: 'https://www.google.com/sorry/index?continue=x', body: '' })?.code).toBe('upstream_blocked')
   })
 })

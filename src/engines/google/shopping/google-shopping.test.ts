@@ -41,7 +41,7 @@ describe('googleShopping.run', () => {
     const { fetch, calls } = fakeFetch(usPage)
     await googleShopping.run(req(), fetch)
     const detect = calls[0]!.detectBlock!
-    expect(detect({ status: 200, url: SHOP_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA form' })
+    expect(detect({ status: 200, url: SHOP_URL, body: captcha })).toEqual({ code: 'upstream_blocked', reason: 'CAPTCHA page' })
     expect(detect({ status: 302, url: 'https://www.google.com/sorry/index?continue=x', body: '' })).not.toBeNull()
     expect(detect({ status: 200, url: 'https://consent.google.com/ml?continue=x', body: '' })).not.toBeNull()
     expect(detect({ status: 200, url: SHOP_URL, body: usPage })).toBeNull()
@@ -68,6 +68,6 @@ describe('detectGoogleShoppingBlock', () => {
   })
 
   it('refuses HTTP 429', () => {
-    expect(detectGoogleShoppingBlock({ status: 429, url: SHOP_URL, body: '' })).toEqual({ code: 'upstream_blocked', reason: 'HTTP 429 from Google' })
+    expect(detectGoogleShoppingBlock({ status: 429, url: SHOP_URL, body: '' })).toEqual({ code: 'upstream_blocked', reason: 'HTTP 429 (too many requests)' })
   })
 })

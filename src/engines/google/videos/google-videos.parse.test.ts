@@ -116,7 +116,7 @@ describe('block pages', () => {
     const body = read('web-desktop/zlurad-recaptcha.html')
     expect(detectGoogleBlock({ status: 200, url: 'https://www.google.com/search?q=x&tbm=vid', body })).toEqual({
       code: 'upstream_blocked',
-      reason: 'CAPTCHA form',
+      reason: 'CAPTCHA page',
     })
     expect(parseGoogleVideos(body)).toEqual({ results: [], parse_quality: 'empty' })
   })
@@ -132,7 +132,7 @@ describe('googleVideos.run', () => {
     const fetch: EngineFetch = async (url, _headers, detectBlock) => {
       seen.push(url)
       const body = read(ATALANTA)
-      expect(detectBlock?.({ status: 200, url, body: read('web-desktop/zlurad-recaptcha.html') })?.reason).toBe('CAPTCHA form')
+      expect(detectBlock?.({ status: 200, url, body: read('web-desktop/zlurad-recaptcha.html') })?.reason).toBe('CAPTCHA page')
       return { status: 200, url, body }
     }
     const answer = await googleVideos.run(req({ num: 20 }), fetch)

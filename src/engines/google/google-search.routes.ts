@@ -1,0 +1,71 @@
+/**
+ * Google web search's routes, in the order the engine layer tries them (provider.engine.ts):
+ *
+ * - `wml`: the feature-phone page `/wml/search` (google-wml.url.ts, google-wml.parse.ts), which
+ *   a client running no JavaScript still gets results on;
+ * - `web`: the plain `/search` page (desktop, mobile and basic layouts), which today answers such
+ *   a client with the JavaScript page, but takes every parameter (`device`, `ads`).
+ *
+ * Both make their depth from pages of 10 (google-search.pages.ts).
+ */
+import type { EngineWebSearch } from '../engine.ts'
+import type { ParsedSearchPage } from '../engine.types.ts'
+import { UpstreamError } from '../upstream/upstream-error.ts'
+import { detectGoogleBlockInHtml } from './google-block.detect.ts'
+import { searchByPages } from './google-search.pages.ts'
+import { type GoogleLayout, readGoogleSearch } from './google-search.parse.ts'
+import { buildGoogleSearchRequest } from './google-search.url.ts'
+import { readGoogleWml } from './google-wml.parse.ts'
+import { buildGoogleWmlRequest } from './google-wml.url.ts'
+
+/**
+ * The feature-phone page. It has no mobile or desktop layout to choose (`device`) and no ads
+ * (`ads`): requests setting those pass it over for `web`. Place (`location`, `uule`, `ll`) is
+ * sent as `uule`, as on `web`.
+ */
+export const googleWmlRoute: EngineWebSearch = {
+  route: 'wml',
+  params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'autocorrect', 'include_domains'],
+  run: (req, fetch) =>
+    searchByPages(req, {
+      fetch: (start) => {
+        const { url, headers } = buildGoogleWmlRequest(req, start)
+        return fetch(url, headers).then((r) => r.body)
+      },
+      read: (body) => {
+        const { page, layout } = readGoogleWml(body)
+        return resultPage(page, layout, body)
+      },
+    }),
+}
+
+/** The plain result page, every parameter. */
+export const googleWebRoute: EngineWebSearch = {
+  route: 'web',
+  run: (req, fetch) =>
+    searchByPages(req, {
+      fetch: (start) => {
+        const { url, headers } = buildGoogleSearchRequest(req, start)
+        return fetch(url, headers).then((r) => r.body)
+      },
+      read: (body) => {
+        const { page, layout } = readGoogleSearch(body, { includeAds: req.ads === true })
+        return resultPage(page, layout, body)
+      },
+    }),
+}
+
+/**
+ * SPEC: a page that could not be parsed is a 503 upstream_error (the next route, then engine=auto,
+ * move on); only a recognisable result page may say "no results". A refusal the fetch's detector
+ * let through is still a refusal.
+ */
+function resultPage(page: ParsedSearchPage, layout: GoogleLayout | 'wml' | 'blocked', body: string): ParsedSearchPage {
+  if (page.results.length > 0) return page
+  if (layout === 'blocked') {
+    const reason = detectGoogleBlockInHtml(body)
+    throw reason ? new UpstreamError('upstream_blocked', reason, []) : new UpstreamError('upstream_error', 'empty page', [])
+  }
+  if (layout === 'unknown') throw new UpstreamError('upstream_error', 'google answered a page that is not a result page', [])
+  return page
+}
