@@ -72,21 +72,22 @@ export type Config = ReturnType<typeof loadConfig>
 
 /** The only function that reads the environment; everything else is handed a Config. */
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
-  const parsed = Env.safeParse(stripEmpty(env))
+  const raw = stripEmpty(env)
+  const parsed = Env.safeParse(raw)
   const problems: string[] = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+  // The two lists are parsed from the raw text even when another variable is bad, so one start-up
+  // names every bad variable (both are plain strings to the schema, so it never rejects them).
   let upstreamHosts = new Map<string, string>()
   let proxyPools: ProxyPool[] = []
-  if (parsed.success) {
-    try {
-      upstreamHosts = parseHostMap(parsed.data.TRAWL_UPSTREAM_HOSTS)
-    } catch (e) {
-      problems.push(`  TRAWL_UPSTREAM_HOSTS: ${(e as Error).message}`)
-    }
-    try {
-      proxyPools = parseProxyPools(parsed.data.TRAWL_PROXY_POOLS)
-    } catch (e) {
-      problems.push(`  TRAWL_PROXY_POOLS: ${(e as Error).message}`)
-    }
+  try {
+    upstreamHosts = parseHostMap(raw.TRAWL_UPSTREAM_HOSTS ?? '')
+  } catch (e) {
+    problems.push(`  TRAWL_UPSTREAM_HOSTS: ${(e as Error).message}`)
+  }
+  try {
+    proxyPools = parseProxyPools(raw.TRAWL_PROXY_POOLS ?? '')
+  } catch (e) {
+    problems.push(`  TRAWL_PROXY_POOLS: ${(e as Error).message}`)
   }
   if (!parsed.success || problems.length > 0) {
     throw new Error(`invalid configuration:\n${problems.join('\n')}`) // every bad variable at once

@@ -74,6 +74,7 @@ describe('start-up, CLI and shutdown', () => {
     expect(failed.stderr).toContain('invalid configuration')
     expect(failed.stderr).toContain('TRAWL_PORT')
     expect(failed.stderr).toContain('TRAWL_DATABASE_URL')
+    expect(failed.stderr).toContain('TRAWL_UPSTREAM_HOSTS: "nohost" is not host=baseURL')
   })
 
   test('keys create and migrate work without a server', async () => {
