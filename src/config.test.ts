@@ -36,7 +36,10 @@ describe('loadConfig names every bad variable at once', () => {
   })
 
   test('good lists still parse', () => {
-    const config = loadConfig({ TRAWL_UPSTREAM_HOSTS: 'WWW.Google.com=http://127.0.0.1:9101/,*=http://127.0.0.1:9102', TRAWL_PROXY_POOLS: 'main=http://p1:3128' })
+    const config = loadConfig({
+      TRAWL_UPSTREAM_HOSTS: 'WWW.Google.com=http://127.0.0.1:9101/,*=http://127.0.0.1:9102',
+      TRAWL_PROXY_POOLS: 'main=http://p1:3128',
+    })
     expect([...config.upstreamHosts]).toEqual([
       ['www.google.com', 'http://127.0.0.1:9101'],
       ['*', 'http://127.0.0.1:9102'],
