@@ -378,20 +378,21 @@ describe.skipIf(skipWithoutPostgres)('on PostgreSQL', () => {
 })
 
 describe.skipIf(skipWithoutRedis)('login throttling with Redis', () => {
-  test('failures counted by one process refuse logins in another', async () => {
+  test('attempts taken by one process refuse logins in another', async () => {
     const redis = new Redis('redis://127.0.0.1:6379')
     try {
-      await redis.ping() // ready: until then the limiters count in their per-process insurance limiter
-      const [a, b] = [createLoginThrottle(redis), createLoginThrottle(redis)]
+      await redis.ping()
+      const [a, b] = [createLoginThrottle({ redis, store: trawl.services.store }), createLoginThrottle({ redis, store: trawl.services.store })]
       // A unique address and email: the counters live in the shared Redis for 15 minutes.
       const ip = `test-${randomUUID()}`
       const address = email()
-      for (let i = 0; i < 10; i++) await (i % 2 ? a : b).failed(ip, address)
-      await expect(a.check(ip, address)).rejects.toMatchObject({ code: 'rate_limited' })
-      await expect(b.check(ip, address)).rejects.toMatchObject({ code: 'rate_limited' })
-      await expect(b.check(ip, email())).resolves.toBeUndefined()
-      await a.succeeded(address)
-      await expect(b.check(ip, address)).resolves.toBeUndefined()
+      const attempts = []
+      for (let i = 0; i < 10; i++) attempts.push(await (i % 2 ? a : b).take(ip, address))
+      await expect(a.take(ip, address)).rejects.toMatchObject({ code: 'rate_limited' })
+      await expect(b.take(ip, address)).rejects.toMatchObject({ code: 'rate_limited' })
+      await expect(b.take(ip, email())).resolves.toMatchObject({ ip })
+      await a.succeeded(attempts[0]!)
+      await expect(b.take(ip, address)).resolves.toMatchObject({ ip })
     } finally {
       redis.disconnect()
     }

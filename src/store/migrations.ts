@@ -290,6 +290,21 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('batch_jobs_batch').on('batch_jobs').columns(['batch_id']).execute()
       },
     },
+    // Dashboard sign-in attempts per email and per client address, taken before the password is
+    // checked, when there is no Redis (features/dashboard/login-throttle.ts).
+    '0010_login_attempts': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('login_attempts')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('resets_at', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('login_attempts_pk', ['scope', 'key'])
+          .execute()
+        await db.schema.createIndex('login_attempts_resets').on('login_attempts').columns(['resets_at']).execute()
+      },
+    },
   }
 }
 

@@ -22,6 +22,7 @@ export interface Tables {
   monitors: MonitorRow
   monitor_runs: MonitorRunRow
   monitor_seen: MonitorSeenRow
+  login_attempts: LoginAttemptRow
 }
 
 export interface AccountRow {
@@ -275,4 +276,17 @@ export interface MonitorSeenRow {
   monitor_id: string
   baseline: number
   link_hash: string
+}
+
+/**
+ * Dashboard sign-in attempts taken in the current window, per email (its SHA-256) or per client
+ * address, when there is no Redis (features/dashboard/login-throttle.ts).
+ */
+export interface LoginAttemptRow {
+  /** 'email' | 'ip' */
+  scope: string
+  key: string
+  attempts: number
+  /** Epoch ms when the window ends and the count starts again from 0. */
+  resets_at: number
 }

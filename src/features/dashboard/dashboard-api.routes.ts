@@ -23,8 +23,8 @@ const IdParams = z.strictObject({ id: z.string().min(1) })
 /**
  * The dashboard's own API at {app_api_url} (not public, not versioned): cookie sessions, not API keys.
  * The session cookie is HttpOnly, SameSite=Strict, scoped to the API path, and Secure when the app
- * is served over https; state-changing requests also pass the Origin check of csrf.ts, and failed
- * logins are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
+ * is served over https; state-changing requests also pass the Origin check of csrf.ts, and login
+ * attempts are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
  */
 export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>, throttle: LoginThrottle) {
   const { app: appPath, api: prefix } = dashboardPaths(services.config.appUrl)
@@ -35,15 +35,10 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
 
   app.post(`${prefix}/v1/login`, opts, async (req, reply) => {
     const body = parseInput(LoginBody, req)
-    await throttle.check(req.ip, body.email)
-    let session: Awaited<ReturnType<typeof login>>
-    try {
-      session = await login(services.store, body.email, body.password)
-    } catch (e) {
-      await throttle.failed(req.ip, body.email)
-      throw e
-    }
-    await throttle.succeeded(body.email)
+    // The attempt is taken before the password is checked: a wrong password keeps it spent.
+    const attempt = await throttle.take(req.ip, body.email)
+    const session = await login(services.store, body.email, body.password)
+    await throttle.succeeded(attempt)
     const secure = httpsApp || req.protocol === 'https'
     reply.setCookie(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
     reply.setCookie(SIGNED_IN_HINT_COOKIE, '1', { sameSite: 'strict', secure, path: appPath || '/', maxAge: SESSION_TTL_MS / 1000 })

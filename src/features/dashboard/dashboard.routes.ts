@@ -12,7 +12,7 @@ import { webhookSettingsRoutes } from './webhook-settings.routes.ts'
 export function dashboardRoutes(app: FastifyInstance, deps: AppDeps) {
   const paths = dashboardPaths(deps.config.appUrl)
   registerCsrfGuard(app, paths.api, paths.origin)
-  dashboardApiRoutes(app, deps, createLoginThrottle(deps.redis))
+  dashboardApiRoutes(app, deps, createLoginThrottle(deps))
   webhookSettingsRoutes(app, deps)
   dashboardScreenRoutes(app, deps)
   dashboardAppRoutes(app, deps)

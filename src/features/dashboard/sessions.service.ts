@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import { findUserByEmail } from '../accounts/accounts.store.ts'
-import { sha256, verifyPassword } from '../accounts/secrets.ts'
+import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../accounts/secrets.ts'
 import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'
@@ -21,11 +21,16 @@ export interface SessionUser {
   accountId: string
 }
 
-/** Checks the password with the KDF and opens a session; the same message for every failure. */
+/**
+ * Checks the password with the KDF and opens a session; the same message for every failure. An
+ * unknown email, or a user without a password, is checked against a dummy hash with the same KDF
+ * cost, so the answer takes as long as a wrong password's and its timing says nothing about
+ * which emails have accounts.
+ */
 export async function login(store: Store, email: string, password: string) {
   const user = await findUserByEmail(store.db, email.trim().toLowerCase())
-  const ok = user?.password_hash ? await verifyPassword(password, user.password_hash) : false
-  if (!user || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
+  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH)
+  if (!user?.password_hash || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
   await insertSession(store.db, { id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
