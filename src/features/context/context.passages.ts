@@ -55,7 +55,7 @@ const TITLE_WEIGHT = 0.3
 const RELATIVE_FLOOR = 0.2
 /** Chunks with fewer words than this (a lone "Advertisement", a caption) are never passages. */
 const MIN_WORDS = 5
-/** Near-duplicates: shingles of this many words; same text if Jaccard or containment reach these. */
+/** Near-duplicates: shingles of this many words (shingles() joins four); same text if Jaccard or containment reach these. */
 const SHINGLE = 4
 const JACCARD_DUPLICATE = 0.5
 const CONTAINMENT_DUPLICATE = 0.8
@@ -144,7 +144,7 @@ function pushTrimmed(md: string, blocks: Block[], start: number, end: number, le
 
 /** Tokens per character of a page, from a sample of it: o200k over the whole page costs more than the rest of the work. */
 function tokensPerChar(md: string): number {
-  const sample = md.slice(0, 4000)
+  const sample = md.slice(0, 1500)
   if (sample.length < 200) return 0.25
   return Math.max(0.1, countTokens(sample) / sample.length)
 }
@@ -332,7 +332,7 @@ function shingles(words: string[]): Set<string> {
     if (words.length > 0) out.add(words.join(' '))
     return out
   }
-  for (let i = 0; i + SHINGLE <= words.length; i++) out.add(words.slice(i, i + SHINGLE).join(' '))
+  for (let i = 0; i + SHINGLE <= words.length; i++) out.add(`${words[i]} ${words[i + 1]} ${words[i + 2]} ${words[i + 3]}`)
   return out
 }
 
@@ -386,8 +386,9 @@ export function selectPassages(pages: readonly ContextPage[], query: string, max
     candidates.map((c) => tokenize(c.chunk.headings.join(' '))),
     query,
   )
+  const titleWords = pages.map((page) => tokenize(page.title ?? ''))
   const titles = bm25Scores(
-    candidates.map((c) => tokenize(pages[c.page]!.title ?? '')),
+    candidates.map((c) => titleWords[c.page]!),
     query,
   )
   candidates.forEach((c, i) => {
