@@ -341,3 +341,38 @@ describe('the CLI', () => {
     expect(json.request).toMatchObject({ q: 'espresso grind size', num: 3, max_age: 600 })
   }, 60_000)
 })
+
+describe('the dashboard playground', () => {
+  test('offers context with its parameters, and runs it on the user’s key: billed as the API call, JSON and Markdown of one call', async () => {
+    const email = `context-${Date.now()}@example.test`
+    const password = 'correct horse battery'
+    const { key: own } = await trawl.account({ email, password, plan: 'enterprise', rate_limit_rps: 1000, credits: 20 })
+    const login = await fetch(`${trawl.base}/app/api/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: trawl.base },
+      body: JSON.stringify({ email, password }),
+    })
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!
+    const app = (method: string, path: string, body?: unknown) =>
+      fetch(`${trawl.base}/app/api${path}`, {
+        method,
+        headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json', origin: trawl.base }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    const meta = await (await app('GET', '/v1/playground')).json()
+    const entry = meta.verticals.find((v: { name: string }) => v.name === 'context')
+    expect(entry).toMatchObject({ path: '/v1/context', markdown: true, required: ['q'] })
+    expect(Object.keys(entry.params)).toEqual(expect.arrayContaining(['q', 'max_tokens', 'num', 'engine', 'max_age']))
+
+    const res = await app('POST', '/v1/playground/context', { params: { q: 'espresso grind size', num: 3, max_age: 600 } })
+    expect(res.status).toBe(200)
+    const run = await res.json()
+    expect(run).toMatchObject({ vertical: 'context', credits_used: 2, credits_remaining: 18, cache: 'HIT' })
+    expect(run.json.passages).toEqual(first.passages)
+    expect(run.markdown).toContain('# Context: espresso grind size')
+    const bad = await app('POST', '/v1/playground/context', { params: { q: 'x', max_tokens: 1 } })
+    expect(bad.status).toBe(400)
+    const account = await (await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${own}` } })).json()
+    expect(account.balance).toBe(18)
+  })
+})

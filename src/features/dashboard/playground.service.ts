@@ -3,6 +3,9 @@ import { ApiError } from '../../errors.ts'
 import { type AuthContext, authForKeyId } from '../../http/auth.ts'
 import { parseWith } from '../../http/parse-input.ts'
 import type { AppDeps } from '../../services.ts'
+import { renderContextMarkdown } from '../context/context.markdown.ts'
+import { ContextParams } from '../context/context.schema.ts'
+import { normaliseContext, runContext } from '../context/context.service.ts'
 import type { LookupOutcome } from '../search/billed-lookup.ts'
 import { MARKDOWN_VERTICALS, type OutputFormat, renderSearchResponse, type Vertical, validateOutputOptions } from '../search/output/output.ts'
 import { SearchParams } from '../search/search.schema.ts'
@@ -22,9 +25,12 @@ import type { SessionUser } from './sessions.service.ts'
  * account's oldest key). No key is created behind the user's back.
  */
 
-const PLAYGROUND_VERTICALS = ['search', ...Object.keys(VERTICAL_SPECS)] as Vertical[]
+/** The search verticals, and POST /v1/context (passages for a question). */
+export type PlaygroundEndpoint = Vertical | 'context'
 
-export const isPlaygroundVertical = (name: string): name is Vertical => (PLAYGROUND_VERTICALS as string[]).includes(name)
+const PLAYGROUND_VERTICALS = ['search', 'context', ...Object.keys(VERTICAL_SPECS)] as PlaygroundEndpoint[]
+
+export const isPlaygroundVertical = (name: string): name is PlaygroundEndpoint => (PLAYGROUND_VERTICALS as string[]).includes(name)
 
 /** Keys a user may bill in the playground: members their own (as for managing keys), the owner any. */
 export async function playgroundKeys(store: AppDeps['store'], user: SessionUser) {
@@ -52,14 +58,15 @@ export async function playgroundAuth(store: AppDeps['store'], user: SessionUser,
 
 /** The verticals and their parameters (JSON Schema, from the same zod schemas the API validates with). */
 export function playgroundVerticals() {
-  const schemaOf = (name: Vertical) => (name === 'search' ? SearchParams : VERTICAL_SPECS[name as VerticalName].schema)
+  const schemaOf = (name: PlaygroundEndpoint) =>
+    name === 'search' ? SearchParams : name === 'context' ? ContextParams : VERTICAL_SPECS[name as VerticalName].schema
   return PLAYGROUND_VERTICALS.map((name) => {
     const json = z.toJSONSchema(schemaOf(name), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] }
     return {
       name,
       path: `/v1/${name}`,
-      summary: name === 'search' ? 'Web search' : VERTICAL_SPECS[name as VerticalName].summary,
-      markdown: MARKDOWN_VERTICALS.has(name),
+      summary: name === 'search' ? 'Web search' : name === 'context' ? 'Passages that answer a question' : VERTICAL_SPECS[name as VerticalName].summary,
+      markdown: name === 'context' || MARKDOWN_VERTICALS.has(name),
       params: json.properties ?? {},
       required: json.required ?? [],
     }
@@ -68,7 +75,7 @@ export function playgroundVerticals() {
 
 export interface PlaygroundRun {
   auth: AuthContext
-  outcome: LookupOutcome<object>
+  outcome: Pick<LookupOutcome<object>, 'usedMc' | 'balanceMc' | 'cacheHit'>
   /** The body as the API would send it for the asked format and fields (JSON formats). */
   json: unknown
   /** The same body as format=markdown, where the vertical has a Markdown layout. */
@@ -76,8 +83,21 @@ export interface PlaygroundRun {
 }
 
 /** One billed call of `vertical` with `params` (the realtime endpoint's exact parameters). */
-export async function runPlayground(deps: AppDeps, user: SessionUser, vertical: Vertical, params: unknown, keyId: string | undefined, requestId: string) {
+export async function runPlayground(
+  deps: AppDeps,
+  user: SessionUser,
+  vertical: PlaygroundEndpoint,
+  params: unknown,
+  keyId: string | undefined,
+  requestId: string,
+): Promise<PlaygroundRun> {
   const auth = await playgroundAuth(deps.store, user, keyId)
+  if (vertical === 'context') {
+    const p = parseWith(ContextParams, params)
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    const outcome = await runContext(deps, auth, normaliseContext(p, auth), requestId)
+    return { auth, outcome, json: outcome.body, markdown: renderContextMarkdown(outcome.body) }
+  }
   const explain = explainParamElsewhere(`/v1/${vertical}`)
   let outcome: LookupOutcome<object>
   let format: OutputFormat
