@@ -58,7 +58,6 @@ export async function openServices(config: Config): Promise<Services> {
   const engines = createEngines(upstream, {
     reviewsTokenSecret,
     braveApiKey: config.braveApiKey,
-    browser: renderer,
     searxngUrl: config.searxngUrl,
     serperApiKey: config.serperApiKey,
     cooldownMs: config.engineCooldownMs,

@@ -36,6 +36,7 @@ function setup(answers: Record<string, 'ok' | 'captcha' | 'refused'>, pages: Rec
       if (answers[path] === 'refused') throw upstreamErrorFor('upstream_error', r.engine, [{ ...attempt, outcome: 'error', reason: 'connection refused' }])
       return { status: 200, url: r.url, body: path, attempts: [{ ...attempt, status: 200, outcome: 'ok' }] }
     },
+    browserRefusal: () => null,
     poolHealth: () => [],
     close: async () => {},
   }

@@ -32,17 +32,15 @@ export interface EngineOptions {
   searxngUrl?: string | null
   /** Serper's API key (TRAWL_SERPER_API_KEY); no serper provider without it. */
   serperApiKey?: string | null
-  /** The browser the upstream client draws pages with, for the engines' `browser` routes. */
-  browser?: { readonly available: boolean }
   cooldownMs: number
   /** One deadline for every provider `consensus` asks (the upstream deadline). */
   consensusDeadlineMs: number
   share?: HealthShare
 }
 
-function providerRows(opts: EngineOptions): ProviderRow[] {
+function providerRows(opts: EngineOptions, upstream: UpstreamClient): ProviderRow[] {
   return [
-    { provider: googleProvider(opts), auto: true, consensus: true },
+    { provider: googleProvider({ ...opts, browserRefusal: (url) => upstream.browserRefusal(url) }), auto: true, consensus: true },
     // The operator's own services, listed only when configured, right after the primary: they were
     // set up to answer when it cannot (free instance first, paid key next), and each aggregates or
     // resells other engines' results, so neither is an independent index for consensus.
@@ -126,6 +124,6 @@ export class Engines {
 
 export function createEngines(upstream: UpstreamClient, opts: EngineOptions): Engines {
   const health = new EngineHealth({ cooldownMs: opts.cooldownMs, share: opts.share })
-  const rows = providerRows(opts).map((row) => ({ engine: bindProvider(upstream, row.provider, health), auto: row.auto, consensus: row.consensus }))
+  const rows = providerRows(opts, upstream).map((row) => ({ engine: bindProvider(upstream, row.provider, health), auto: row.auto, consensus: row.consensus }))
   return new Engines(rows, health, opts.consensusDeadlineMs)
 }

@@ -4,7 +4,8 @@
  * - `wml`: the feature-phone page `/wml/search` (google-wml.url.ts, google-wml.parse.ts), which
  *   a client running no JavaScript still gets results on;
  * - `web`: the plain `/search` page (desktop, mobile and basic layouts), which today answers such
- *   a client with the JavaScript page, but takes every parameter (`device`, `ads`).
+ *   a client with the JavaScript page, but takes every parameter (`device`, `ads`);
+ * - `browser`: the same page drawn by the guarded browser, when this server has one.
  *
  * Both make their depth from pages of 10 (google-search.pages.ts).
  */
@@ -53,6 +54,30 @@ export const googleWebRoute: EngineWebSearch = {
         return resultPage(page, layout, body)
       },
     }),
+}
+
+/**
+ * The plain result page drawn by the browser (its scripts run, so the JavaScript page draws the
+ * results), read by the same parsers as `web`. Tried last: a page costs a browser tab for seconds.
+ * Desktop only (the kept context per engine host has one viewport and User-Agent).
+ */
+export function googleBrowserRoute(browserRefusal: ((url: string) => string | null) | undefined): EngineWebSearch {
+  return {
+    route: 'browser',
+    params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'autocorrect', 'ads', 'include_domains'],
+    unavailable: () => (browserRefusal ? browserRefusal('https://www.google.com/search') : 'no browser on this server (TRAWL_BROWSER)'),
+    run: (req, fetch) =>
+      searchByPages(req, {
+        fetch: (start) => {
+          const { url, headers } = buildGoogleSearchRequest(req, start)
+          return fetch(url, headers, undefined, undefined, { render: true }).then((r) => r.body)
+        },
+        read: (body) => {
+          const { page, layout } = readGoogleSearch(body, { includeAds: req.ads === true })
+          return resultPage(page, layout, body)
+        },
+      }),
+  }
 }
 
 /**

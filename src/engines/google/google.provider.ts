@@ -1,7 +1,7 @@
 import type { Provider } from '../engine.ts'
 import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
-import { googleWebRoute, googleWmlRoute } from './google-search.routes.ts'
+import { googleBrowserRoute, googleWebRoute, googleWmlRoute } from './google-search.routes.ts'
 import { googleImages } from './images/google-images.ts'
 import { googleLens } from './lens/google-lens.ts'
 import { googleMaps } from './maps/google-maps.ts'
@@ -15,9 +15,9 @@ import { googleVideos } from './videos/google-videos.ts'
 
 /**
  * The primary engine: Google web search and every vertical. `reviewsTokenSecret` signs reviews
- * page tokens (shared by all processes).
+ * page tokens (shared by all processes); `browserRefusal` says why the `browser` route cannot be used here.
  */
-export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
+export function googleProvider(opts: { reviewsTokenSecret: string; browserRefusal?: (url: string) => string | null }): Provider {
   return {
     name: 'google',
     capabilities: {
@@ -25,10 +25,10 @@ export function googleProvider(opts: { reviewsTokenSecret: string }): Provider {
       params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains'],
       siteOperator: true,
     },
-    // Web search's routes: the feature-phone page first, the plain page after it (a `browser`
-    // route may follow it in fallbackRoutes). google-search.routes.ts says what each takes.
+    // Web search's routes: the feature-phone page first, the plain page after it, the plain page
+    // drawn by the browser last. google-search.routes.ts says what each takes.
     search: googleWmlRoute,
-    fallbackRoutes: [googleWebRoute],
+    fallbackRoutes: [googleWebRoute, googleBrowserRoute(opts.browserRefusal)],
     verticals: {
       news: googleNews,
       images: googleImages,

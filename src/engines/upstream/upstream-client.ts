@@ -40,6 +40,8 @@ export interface UpstreamClientOptions {
 export interface UpstreamClient {
   /** Fetches one engine page; throws UpstreamError (an ApiError with `attempts`) when every route fails. */
   fetchPage(req: FetchPageRequest): Promise<FetchedPage>
+  /** Why a page of `url` cannot be drawn by the browser here (`render` requests), or null. */
+  browserRefusal(url: string): string | null
   /** Per-proxy health for diagnostics; [] when no pools are configured. */
   poolHealth(): ProxyHealth[]
   close(): Promise<void>
@@ -165,6 +167,20 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   }
 
   /**
+   * Why the browser cannot draw `url` here, or null: no browser, or (checked here, without starting
+   * one) a mapped upstream on a private address that the browser's guard would refuse.
+   */
+  function browserRefusal(url: string): string | null {
+    if (!options.browser?.available) return 'no browser on this server (TRAWL_BROWSER)'
+    const target = mapUpstream(config.upstreamHosts, new URL(url))
+    const mappedHost = stripBrackets(new URL(target.requestUrl).hostname)
+    if (target.base && !config.allowPrivateNetwork && isIP(mappedHost) && !isPublicAddress(mappedHost)) {
+      return 'the browser may not reach the mapped upstream, a private address (TRAWL_ALLOW_PRIVATE_NETWORK)'
+    }
+    return null
+  }
+
+  /**
    * One page drawn by the browser, in the kept context of its engine host, and judged like a
    * fetched one. The browser's own guard proxy carries it (proxy pools are not used), with the
    * address policy of every browser connection; TRAWL_UPSTREAM_HOSTS is honoured.
@@ -178,14 +194,9 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
       metrics.upstreamAttempt(attempt)
       throw upstreamErrorFor(outcome === 'blocked' ? 'upstream_blocked' : outcome === 'timeout' ? 'upstream_timeout' : 'upstream_error', req.engine, [attempt])
     }
-    if (!options.browser?.available) return fail('error', 'no browser on this server (TRAWL_BROWSER)')
+    const refusal = browserRefusal(req.url)
+    if (refusal || !options.browser) return fail('error', refusal ?? 'no browser')
     const target = mapUpstream(config.upstreamHosts, url)
-    // The browser's guard would refuse a mapped upstream on a private address: said here, without
-    // starting a browser for it.
-    const mappedHost = stripBrackets(new URL(target.requestUrl).hostname)
-    if (target.base && !config.allowPrivateNetwork && isIP(mappedHost) && !isPublicAddress(mappedHost)) {
-      return fail('error', 'the browser may not reach the mapped upstream, a private address (TRAWL_ALLOW_PRIVATE_NETWORK)')
-    }
     const userAgent = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'user-agent')?.[1]
     let drawn: { url: string; status: number; html: string }
     try {
@@ -251,6 +262,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
 
   return {
     fetchPage,
+    browserRefusal,
     poolHealth: () => pools.health(),
     close: () => transport.close(),
   }

@@ -19,7 +19,6 @@ export async function checkEnginesHere(body: Parameters<typeof checkEngines>[1])
     braveApiKey: config.braveApiKey,
     cooldownMs: config.engineCooldownMs,
     consensusDeadlineMs: config.upstreamTimeoutMs,
-    browser: renderer,
   })
   try {
     return await checkEngines(engines, body)
