@@ -124,7 +124,8 @@ describe('framework-level errors use the error envelope', () => {
       code: 'not_found',
       message: 'no route GET /v1/nothing-here',
     })
-    expect(envelopeOf(await raw('PUT /v1/search HTTP/1.1'))).toMatchObject({ status: 404, code: 'not_found' })
+    // A known path with a method it does not take is 405 (test/method-not-allowed.test.ts).
+    expect(envelopeOf(await raw('PUT /v1/search HTTP/1.1'))).toMatchObject({ status: 405, code: 'invalid_request' })
   })
 
   test.each([['text/plain'], ['application/x-www-form-urlencoded'], ['application/xml'], [undefined]])(

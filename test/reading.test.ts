@@ -389,10 +389,11 @@ describe('POST /v1/webpage', () => {
     await expectBooksBalanced(trawl, id)
   })
 
-  test('GET is not a route; the operation is in the OpenAPI document', async () => {
+  test('GET is 405 with Allow: POST; the operation is in the OpenAPI document', async () => {
     const { key } = await newAccount(1)
     const get = await fetch(`${trawl.base}/v1/webpage?url=${encodeURIComponent(page('/article/ars'))}`, { headers: { authorization: `Bearer ${key}` } })
-    expect(get.status).toBe(404)
+    expect(get.status).toBe(405)
+    expect(get.headers.get('allow')).toBe('POST')
     const doc = await (await fetch(`${trawl.base}/v1/openapi.json`)).json()
     expect(doc.paths['/v1/extract'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('urls')
     expect(doc.paths['/v1/webpage'].post.requestBody.content['application/json'].schema.required).toEqual(['url'])

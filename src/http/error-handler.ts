@@ -65,8 +65,55 @@ export async function sendError(req: FastifyRequest, reply: FastifyReply, error:
 
 export function registerErrorHandling(app: FastifyInstance, opts: { creditsRemaining?: CreditsRemaining } = {}) {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req), opts.creditsRemaining))
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+  recordRouteMethods(app)
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, noRouteError(req, reply)))
   acceptEmptyJsonBodies(app)
+}
+
+/**
+ * The error for a request no route took. A path that is a route under other methods (GET on
+ * POST /v1/webpage) is 405 invalid_request with `Allow` and a hint, not 404: the caller has the
+ * right URL and the wrong method. Anything else is 404 not_found, `notFoundHint` appended. Every
+ * not-found handler answers through it: the app's, and each compatible API's in its own shape.
+ */
+export function noRouteError(req: FastifyRequest, reply: FastifyReply, notFoundHint = ''): ApiError {
+  const path = req.url.split('?')[0] || '/'
+  const allowed = req.server.routeMethods?.(path) ?? []
+  if (allowed.length === 0 || allowed.includes(req.method)) return new ApiError('not_found', `no route ${req.method} ${path}${notFoundHint}`)
+  reply.header('allow', allowed.join(', '))
+  const methods = allowed.filter((m) => m !== 'HEAD')
+  const takes = methods.length === 1 ? `${methods[0]} only` : methods.join(', ')
+  const hint = methods.includes('POST') ? '; send the parameters as a JSON body with Content-Type: application/json' : ''
+  return new ApiError('invalid_request', `${req.method} ${path} is not allowed: this route takes ${takes}${hint} (API reference: /docs)`, {
+    status: 405,
+  })
+}
+
+/**
+ * Every route's path and methods, recorded as routes are added (this runs before any feature
+ * registers its routes), for noRouteError. OPTIONS routes (CORS preflight answers every path) and
+ * the operator API (which does not exist without TRAWL_ADMIN_TOKEN) are left out: they stay 404.
+ */
+function recordRouteMethods(app: FastifyInstance) {
+  const routes: { pattern: RegExp; methods: string[] }[] = []
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat().filter((m) => m !== 'OPTIONS')
+    if (methods.length === 0 || route.config?.auth === 'admin') return
+    routes.push({ pattern: routePattern(route.url ?? route.path), methods })
+  })
+  app.decorate('routeMethods', (path: string) => {
+    const found = new Set<string>()
+    for (const route of routes) if (route.pattern.test(path)) for (const m of route.methods) found.add(m)
+    if (found.has('GET')) found.add('HEAD')
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => found.has(m))
+  })
+}
+
+/** A route's URL (`/v1/crawl/:id`, `/app/*`) as a regular expression over request paths; a trailing slash is optional (ignoreTrailingSlash). */
+function routePattern(url: string): RegExp {
+  const segments = url.replace(/\/+$/, '').split('/')
+  const source = segments.map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')
+  return new RegExp(`^${source}/?$`)
 }
 
 /**

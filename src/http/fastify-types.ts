@@ -7,6 +7,10 @@ declare module 'fastify' {
     /** performance.now() when the request arrived; X-Latency-Ms is measured from it. */
     startedAt: number
   }
+  interface FastifyInstance {
+    /** The methods of the routes whose path matches (error-handler.ts): 405 rather than 404 for a known path. */
+    routeMethods?: (path: string) => string[]
+  }
   interface FastifyContextConfig {
     /** 'key': API key + rate limit; 'key-free': API key, not rate limited (SPEC: GET /v1/account); 'admin': operator token. */
     auth?: 'key' | 'key-free' | 'admin'

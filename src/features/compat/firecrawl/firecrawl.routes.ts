@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
-import { ApiError } from '../../../errors.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
-import { toApiError } from '../../../http/error-handler.ts'
+import { noRouteError, toApiError } from '../../../http/error-handler.ts'
 import { parseInput, parseWith } from '../../../http/parse-input.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
@@ -67,7 +66,7 @@ export function firecrawlRoutes(app: FastifyInstance, deps: AppDeps) {
   void app.register(
     async (scope) => {
       scope.setErrorHandler((err, req, reply) => sendFirecrawlError(req, reply, toApiError(err, req)))
-      scope.setNotFoundHandler((req, reply) => sendFirecrawlError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+      scope.setNotFoundHandler((req, reply) => sendFirecrawlError(req, reply, noRouteError(req, reply)))
 
       const billed = { auth: 'key' as const, billed: true }
       const sendJson = (req: FastifyRequest, reply: FastifyReply, body: unknown, billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean }) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../../../errors.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
-import { toApiError } from '../../../http/error-handler.ts'
+import { noRouteError, toApiError } from '../../../http/error-handler.ts'
 import { withoutPrototypes } from '../../../http/parse-input.ts'
 import { mapLimit } from '../../../jobs/map-limit.ts'
 import type { AppDeps } from '../../../services.ts'
@@ -39,7 +39,7 @@ export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
   void app.register(
     async (scope) => {
       scope.setErrorHandler((err, req, reply) => sendSerperError(req, reply, toApiError(err, req)))
-      scope.setNotFoundHandler((req, reply) => sendSerperError(req, reply, new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)))
+      scope.setNotFoundHandler((req, reply) => sendSerperError(req, reply, noRouteError(req, reply)))
       // LangChain's GoogleSerperAPIWrapper POSTs its parameters in the query string with
       // Content-Type: application/json and no body: an empty JSON body is no body here.
       const json = scope.getDefaultJsonParser('error', 'error')

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, type ErrorCode } from '../../../errors.ts'
-import { toApiError } from '../../../http/error-handler.ts'
+import type { ApiError, ErrorCode } from '../../../errors.ts'
+import { noRouteError, toApiError } from '../../../http/error-handler.ts'
 import { errorResponses } from '../../../http/error-schema.ts'
 import { TavilyError } from './tavily.response.ts'
 
@@ -46,11 +46,7 @@ export function sendTavilyError(req: FastifyRequest, reply: FastifyReply, error:
 export function tavilyErrorHandling(scope: FastifyInstance) {
   scope.setErrorHandler((err, req, reply) => sendTavilyError(req, reply, toApiError(err, req)))
   scope.setNotFoundHandler((req, reply) =>
-    sendTavilyError(
-      req,
-      reply,
-      new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}; Trawl answers Tavily's /search, /extract, /map, /crawl and /usage`),
-    ),
+    sendTavilyError(req, reply, noRouteError(req, reply, "; Trawl answers Tavily's /search, /extract, /map, /crawl and /usage")),
   )
 }
 
