@@ -243,6 +243,18 @@ describe('POST /v1/context', () => {
     expect(await balance()).toBe(before)
   })
 
+  test('an account that cannot cover the search and num pages gets 402 before anything is fetched', async () => {
+    const { key: poor } = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 3 })
+    const asked = engine.seen.length
+    const res = await post('/v1/context', { q: 'espresso grind size', num: 3 }, poor)
+    expect(res.status).toBe(402)
+    expect((await res.json()).error.code).toBe('insufficient_credits')
+    expect(engine.seen.length).toBe(asked)
+    const ok = await post('/v1/context', { q: 'espresso grind size', num: 2 }, poor)
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).meta.credits_used).toBe(3)
+  })
+
   test('bad input is a 400 naming the parameter, before anything is billed or fetched', async () => {
     const before = await balance()
     const asked = engine.seen.length
