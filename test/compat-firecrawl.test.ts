@@ -142,7 +142,7 @@ describe('POST /v2/scrape', () => {
     expect(await balance(key)).toBe(97.5)
   })
 
-  test('a PDF is read; a page with no readable content is free; a missing page is an error in Firecrawl’s shape, refunded', async () => {
+  test('a PDF is read; a page with no readable content is free; a page that cannot be fetched is an error in Firecrawl’s shape, refunded', async () => {
     const { id, key } = await account(10)
     const fc = client(key)
     const pdf = await fc.scrape(`${site.url}/doc.pdf`)
@@ -151,14 +151,47 @@ describe('POST /v2/scrape', () => {
     expect(empty.markdown).toBe('')
     expect(empty.warning).toMatch(/no readable content/)
     expect(await balance(key)).toBe(9)
-    const missing = await sdkError(fc.scrape(`${site.url}/nowhere`))
-    expect(missing.status).toBe(503)
-    expect(missing.code).toBe('SCRAPE_SITE_ERROR')
-    const raw = await post('/v2/scrape', { url: `${site.url}/nowhere` }, bearer(key))
+    // Nothing listens on port 1: no page at all, Firecrawl's SCRAPE_SITE_ERROR.
+    const unreachable = await sdkError(fc.scrape('http://127.0.0.1:1/'))
+    expect(unreachable.status).toBe(503)
+    expect(unreachable.code).toBe('SCRAPE_SITE_ERROR')
+    const raw = await post('/v2/scrape', { url: 'http://127.0.0.1:1/' }, bearer(key))
     expect(raw.headers.get('retry-after')).toBeTruthy()
     expect(raw.headers.get('x-credits-used')).toBe('0')
     expect(shaped(FirecrawlError, await raw.json())).toMatchObject({ success: false, code: 'SCRAPE_SITE_ERROR' })
     expect(await balance(key)).toBe(9)
+    await expectBooksBalanced(trawl, id)
+  })
+
+  test('a page that answers 404 comes back read, with metadata.statusCode 404 and error, as Firecrawl answers; not billed; REST keeps its 503', async () => {
+    const { id, key } = await account(10)
+    const missing = await client(key).scrape(`${site.url}/gone`)
+    expect(missing.markdown).toMatch(/moved or deleted/)
+    expect(missing.metadata).toMatchObject({
+      sourceURL: `${site.url}/gone`,
+      title: 'Page not found',
+      statusCode: 404,
+      error: 'Not Found',
+      creditsUsed: 0,
+    })
+    expect(missing.warning).toBe('the page answered HTTP 404; not billed')
+    // Several formats (one fetch) alike, and a page with nothing readable; the raw answer is a 200
+    // with Firecrawl's success envelope.
+    const raw = await post('/v2/scrape', { url: `${site.url}/nowhere`, formats: ['markdown', 'rawHtml'] }, bearer(key))
+    expect(raw.status).toBe(200)
+    expect(raw.headers.get('x-credits-used')).toBe('0')
+    const body = shaped(FirecrawlScrapeResponse, await raw.json())
+    expect(body.data.rawHtml).toContain('<h1>Not found</h1>')
+    expect(body.data.metadata).toMatchObject({ statusCode: 404, error: 'Not Found' })
+    // Trawl's own endpoint: a page that answered an error is a failed read (docs/reading.md).
+    const rest = await fetch(`${trawl.base}/v1/webpage`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${site.url}/nowhere` }),
+    })
+    expect(rest.status).toBe(503)
+    expect((await rest.json()).error).toMatchObject({ code: 'upstream_error', message: 'page answered HTTP 404' })
+    expect(await balance(key)).toBe(10)
     await expectBooksBalanced(trawl, id)
   })
 })

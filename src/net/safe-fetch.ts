@@ -28,6 +28,11 @@ export interface SafeFetchOptions {
    */
   acceptErrorStatus?: boolean
   /**
+   * Read 4xx/5xx answers like any page (body, content sniffing, charset) instead of throwing, for
+   * callers that report the page with its status (the Firecrawl shape: `metadata.statusCode`).
+   */
+  readErrorPages?: boolean
+  /**
    * Skip the content-type check and decode any body as text: robots.txt and sitemaps arrive as
    * text/html, octet-stream or odder types, and the caller parses the bytes itself.
    */
@@ -174,6 +179,13 @@ function retryAfterFor(status: number): number {
   return status < 500 && !TRANSIENT_CLIENT_ERRORS.has(status) ? PAGE_GONE_RETRY_S : 5
 }
 
+/** A page that answered an HTTP error status: upstream_error, carrying the status for callers that report it. */
+export class PageStatusError extends ApiError {
+  constructor(readonly pageStatus: number) {
+    super('upstream_error', `page answered HTTP ${pageStatus}`, { retryAfterSeconds: retryAfterFor(pageStatus) })
+  }
+}
+
 const unfollowable = (what: string) => new ApiError('upstream_error', `page redirected to ${what}`, { retryAfterSeconds: 5 })
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -276,10 +288,10 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
         url = redirectTarget(headers.location, url)
         continue
       }
-      if (res.statusCode >= 400) {
+      if (res.statusCode >= 400 && !opts.readErrorPages) {
         discard(res.body)
         if (opts.acceptErrorStatus) return { url: url.href, status: res.statusCode, headers, contentType: 'text', body: Buffer.alloc(0), text: '' }
-        throw new ApiError('upstream_error', `page answered HTTP ${res.statusCode}`, { retryAfterSeconds: retryAfterFor(res.statusCode) })
+        throw new PageStatusError(res.statusCode)
       }
       const declared = Number(headers['content-length'])
       if (declared > maxBytes) {

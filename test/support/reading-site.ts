@@ -69,6 +69,13 @@ export async function startLocalSite(): Promise<LocalSite> {
     '/sjis': html(SJIS, 'text/html'),
     '/doc.pdf': html(corpus('pdfs-pypdf/resources/crazyones.pdf'), 'application/pdf'),
     '/empty': html('<!DOCTYPE html><html><head><title></title></head><body><div></div></body></html>'),
+    // A site's own "not found" page, with something to read on it.
+    '/gone': (_req, res) =>
+      res
+        .writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          '<!DOCTYPE html><html><head><title>Page not found</title></head><body><main><h1>Page not found</h1><p>The article you asked for was moved or deleted. Try the search box above, or start again from the front page, where the latest stories are listed.</p></main></body></html>',
+        ),
     '/server-error': (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error'),
     '/image.png': html(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), 'image/png'),
     // Headers and a first chunk, then nothing: only a timeout ends it.

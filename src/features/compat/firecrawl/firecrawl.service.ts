@@ -1,10 +1,11 @@
+import { STATUS_CODES } from 'node:http'
 import type { z } from 'zod'
 import { planEngines, sentParams } from '../../../engines/choice.ts'
 import type { NewsResult, OrganicResult, ImageResult as TrawlImage } from '../../../engines/engine.types.ts'
 import { ApiError, isApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
-import { safeFetch } from '../../../net/safe-fetch.ts'
+import { PageStatusError, safeFetch } from '../../../net/safe-fetch.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
@@ -141,7 +142,12 @@ export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptio
       }),
       {},
     )
-    const outcome = await runWebpage(deps, auth, params, requestId)
+    const outcome = await runWebpage(deps, auth, params, requestId).catch((err: unknown) => {
+      // The page answered 404, 500, …: Firecrawl's answer is the page with its status, read below.
+      if (err instanceof PageStatusError) return null
+      throw err
+    })
+    if (!outcome) return scrapeFormats(deps, auth, body.url, read, readable, requestId)
     const doc = documentOf(outcome.body, body.url, read, requestId)
     doc.metadata.creditsUsed = toCredits(outcome.usedMc)
     if (outcome.body.meta.empty_page) doc.warning = 'the page has no readable content; not billed'
@@ -153,6 +159,9 @@ export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptio
 /**
  * Several content formats of one page (markdown and html, or rawHtml): one fetch, read once per
  * format, billed as one page read like /v1/webpage (free when nothing readable came back). Not cached.
+ * A page that answers an HTTP error (404, 403, 500, …) is, as on Firecrawl, not a failed scrape:
+ * it comes back read, with `metadata.statusCode` and `metadata.error` (the status's reason
+ * phrase), never billed (a Trawl read of it fails, free) and never cached.
  */
 async function scrapeFormats(
   deps: AppDeps,
@@ -168,8 +177,10 @@ async function scrapeFormats(
   const reservation = await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage')
   let doc: FirecrawlDocument
   let empty: boolean
+  let failedStatus: number | undefined
   try {
-    const fetched = await safeFetch(url, { allowPrivateNetwork: deps.config.allowPrivateNetwork, timeoutMs: timeout * 1000 })
+    const fetched = await safeFetch(url, { allowPrivateNetwork: deps.config.allowPrivateNetwork, timeoutMs: timeout * 1000, readErrorPages: true })
+    failedStatus = fetched.status >= 400 ? fetched.status : undefined
     const input = { url: fetched.url, contentType: fetched.contentType, body: fetched.body, text: fetched.text }
     const reads: Partial<Record<'markdown' | 'html', ReadResult>> = {}
     for (const format of readable.length > 0 ? readable : (['markdown'] as const)) {
@@ -179,6 +190,7 @@ async function scrapeFormats(
     doc = {
       metadata: {
         ...metadataOf(first, rawUrl, fetched.url, fetched.status),
+        ...(failedStatus && { error: STATUS_CODES[failedStatus] ?? `HTTP ${failedStatus}` }),
         contentType: fetched.headers['content-type'],
         cacheState: 'miss',
         scrapeId: requestId,
@@ -195,10 +207,11 @@ async function scrapeFormats(
     const e = pageError(err, deps.log)
     throw e.code === 'upstream_timeout' ? new ApiError('upstream_timeout', timeoutMessage(timeout), e.opts) : e
   }
-  const usedMc = empty ? 0 : pagePriceMc(false)
+  const usedMc = empty || failedStatus ? 0 : pagePriceMc(false)
   const balanceMc = await settle(deps.store, reservation, usedMc)
   doc.metadata.creditsUsed = toCredits(usedMc)
-  if (empty) doc.warning = 'the page has no readable content; not billed'
+  if (failedStatus) doc.warning = `the page answered HTTP ${failedStatus}; not billed`
+  else if (empty) doc.warning = 'the page has no readable content; not billed'
   return { body: { success: true, data: doc }, usedMc, balanceMc, cacheHit: false }
 }
 
