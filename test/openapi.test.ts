@@ -422,6 +422,31 @@ describe('/docs', () => {
     }
   })
 
+  test('web search and each vertical are in the document as GET and POST; the page lists only the POST (x-scalar-ignore on the GET twin)', () => {
+    const twins = Object.entries(doc.paths).filter(([, item]) => item.get && item.post?.operationId && item.get.operationId === `${item.post.operationId}Get`)
+    expect(twins.map(([path]) => path)).toEqual(expect.arrayContaining(['/v1/search', '/v1/news', '/v1/images', '/v1/places', '/v1/autocomplete']))
+    for (const [path, item] of twins) {
+      expect((item.get as Record<string, unknown>)['x-scalar-ignore'], path).toBe(true)
+      expect((item.post as Record<string, unknown>)['x-scalar-ignore'], path).toBeUndefined()
+    }
+    // Nothing else is hidden.
+    const hidden = Object.values(doc.paths).flatMap((item) => Object.values(item).filter((op) => (op as Record<string, unknown>)['x-scalar-ignore']))
+    expect(hidden.length).toBe(twins.length)
+  })
+
+  test('/favicon.ico and /favicon.svg: the dashboard icon, as an ICO and as SVG', async () => {
+    const ico = await fetch(`${trawl.base}/favicon.ico`)
+    expect(ico.status).toBe(200)
+    expect(ico.headers.get('content-type')).toBe('image/x-icon')
+    const bytes = Buffer.from(await ico.arrayBuffer())
+    expect([...bytes.subarray(0, 4)]).toEqual([0, 0, 1, 0]) // ICONDIR: reserved, type 1 (icon)
+    expect(bytes.readUInt16LE(4)).toBeGreaterThan(0)
+    const svg = await fetch(`${trawl.base}/favicon.svg`)
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/)
+    expect(await svg.text()).toMatch(/^<svg /)
+    expect(await (await fetch(`${trawl.base}/docs`)).text()).toMatch(/"favicon":\s*"\/favicon.svg"/)
+  })
+
   test('with the dashboard mounted at the root of its own host, / stays the dashboard and /docs the reference', async () => {
     const rooted = await startTrawl({ TRAWL_APP_URL: 'http://app.localhost:8081' })
     try {
@@ -447,6 +472,19 @@ describe('/docs', () => {
       await page.goto(`${trawl.base}/`, { waitUntil: 'networkidle' })
       await page.getByRole('heading', { name: 'Getting started' }).waitFor()
       expect(await page.getByText('Web search', { exact: true }).count()).toBeGreaterThan(0)
+      // No code block is wider than its box (Scalar hides the sideways scrollbar: it looked cut off).
+      const overflowing = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('.markdown pre code, .scalar-code-block .custom-scroll')]
+            .filter((e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+            .map((e) => e.textContent?.slice(0, 60)),
+        )
+      expect(await overflowing()).toEqual([])
+      // One entry per vertical in the sidebar (the GET twin is hidden), and its code sample fits too.
+      await page.getByText('News', { exact: true }).first().click()
+      await page.getByText("'Content-Type: application/json'").first().waitFor()
+      expect(await page.locator('aside').getByText('News', { exact: true }).count()).toBe(1)
+      expect(await overflowing()).toEqual([])
       expect(elsewhere).toEqual([])
       expect(errors).toEqual([])
     } finally {

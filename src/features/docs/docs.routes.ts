@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import type { ApiReferenceConfiguration } from '@scalar/fastify-api-reference'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type InjectOptions } from 'fastify'
+import { srcFile } from '../../paths.ts'
 
 /** Scalar's reference, configured to load nothing but this server: no fonts, telemetry or hosted services. */
 const REFERENCE: Partial<ApiReferenceConfiguration> = {
@@ -17,12 +19,26 @@ const REFERENCE: Partial<ApiReferenceConfiguration> = {
   // generated clients would repeat them.
   hiddenClients: true,
   defaultOpenAllTags: false,
+  favicon: '/favicon.svg',
+  // Scalar scrolls wide code blocks (the guide's curl lines, the code samples, the example answers)
+  // sideways with the scrollbar hidden, so they look cut off at the column's edge: wrap them
+  // instead (!important: Scalar's own rules are more specific). Copying gives the lines as written.
+  customCss: `.markdown pre code, .markdown pre code *, .scalar-code-block pre, .scalar-code-block pre * {
+  white-space: pre-wrap !important;
+  overflow-wrap: anywhere !important;
+}`,
+}
+
+/** The dashboard's icon (one drawing): the SVG as is, and favicon.ico made from it by favicon.make.ts. */
+const ICONS = {
+  '/favicon.svg': { file: 'features/dashboard/app/favicon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'features/docs/favicon.ico', type: 'image/x-icon' },
 }
 
 /**
  * /v1/openapi.json (generated from the routes' zod schemas; see openapi.document.ts), the
  * reference for people at /docs (Scalar, its script served from node_modules by its Fastify
- * plugin), and / pointing to it unless the dashboard lives there.
+ * plugin), / pointing to it unless the dashboard lives there, and /favicon.ico and /favicon.svg.
  *
  * Scalar's plugin holds about 20 MB of script text from the moment it is loaded: it is loaded at
  * the first visit to /docs, in a Fastify instance of its own that the /docs routes forward to.
@@ -46,6 +62,13 @@ export function docsRoutes(app: FastifyInstance) {
   const options = { schema: { hide: true }, onRequest: pageHeaders(app), logLevel: 'warn' as const }
   app.get('/docs', options, forward)
   app.get('/docs/*', options, forward)
+  for (const [url, icon] of Object.entries(ICONS)) {
+    let body: Buffer | undefined
+    app.get(url, { schema: { hide: true }, logLevel: 'warn' }, async (_req, reply) => {
+      body ??= readFileSync(srcFile(icon.file))
+      return reply.type(icon.type).header('cache-control', 'public, max-age=86400').send(body)
+    })
+  }
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length'])

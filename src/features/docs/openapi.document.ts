@@ -119,6 +119,7 @@ interface Operation {
   [CALLBACKS]?: Callbacks
   callbacks?: Callbacks
   'x-codeSamples'?: unknown
+  'x-scalar-ignore'?: boolean
 }
 export interface OpenApiDocument {
   paths?: Record<string, Record<string, Operation>>
@@ -140,9 +141,22 @@ export function completeDocument(doc: OpenApiDocument, baseUrl: string): OpenApi
       if (method !== 'patch') addDefaults(op) // absent means unchanged, not a default
       addExample(op, method, path, baseUrl, billed)
     }
+    hideGetTwin(item)
   }
   pruneUnusedSchemas(doc)
   return doc
+}
+
+/**
+ * Web search and every vertical are two operations with the same parameters: POST `news` (JSON
+ * body, what the SDK sends) and GET `newsGet` (query string). Both stay in the document, for
+ * generators and the GET's code samples; the reference page (Scalar) lists only the POST, whose
+ * description says GET takes the same parameters, instead of every entry twice.
+ */
+function hideGetTwin(item: Record<string, Operation>) {
+  const get = item.get
+  const post = item.post
+  if (get && post?.operationId && get.operationId === `${post.operationId}Get`) get['x-scalar-ignore'] = true
 }
 
 function restoreCallbackText(op: Operation) {
