@@ -79,8 +79,14 @@ let upstream: FakeUpstream
 let key: string
 beforeAll(async () => {
   upstream = await fakeUpstream(google)
-  // A cool-down of 1 ms: a route blocked in one test is asked again in the next.
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '5000', TRAWL_ENGINE_COOLDOWN_MS: '1' })
+  // A cool-down of 1 ms: a route blocked in one test is asked again in the next. No browser: the
+  // `browser` route (google-browser-route.test.ts) is left out of these walks.
+  trawl = await startTrawl({
+    TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`,
+    TRAWL_UPSTREAM_TIMEOUT_MS: '5000',
+    TRAWL_ENGINE_COOLDOWN_MS: '1',
+    TRAWL_BROWSER: 'off',
+  })
   key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })).key
 })
 afterAll(async () => {
@@ -214,7 +220,7 @@ describe('Google web search on today’s Google', () => {
     expect(upstream.seen[0]?.headers['user-agent']).toMatch(/Chrome\/.*Mobile/)
   })
 
-  test('GET /v1/engines shows google’s routes in order, with their health', async () => {
+  test('GET /v1/engines shows google’s routes in order, with their availability and health', async () => {
     // Traffic on both: wml answers, then wml refuses and web answers.
     await get('/v1/search?q=coffee&engine=google')
     wmlMode = 'captcha'
@@ -225,7 +231,9 @@ describe('Google web search on today’s Google', () => {
     expect(routes.map((r: { name: string; available: boolean }) => [r.name, r.available])).toEqual([
       ['wml', true],
       ['web', true],
+      ['browser', false],
     ])
+    expect(routes[2].unavailable_reason).toMatch(/browser/)
     const [wml, web] = routes
     expect(wml.health).toMatchObject({ layout: 'search@wml', state: 'blocked' })
     expect(wml.health.block_rate).toBeGreaterThan(0)

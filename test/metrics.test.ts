@@ -115,7 +115,11 @@ describe('GET /metrics', () => {
     const delta = await moved(trawl, async () => expect((await call(key, 'GET', '/v1/search?q=fail')).status).toBe(503))
     upstream.handle(htmlPage(RESULTS_PAGE))
     expect(delta('trawl_http_requests_total', { route: '/v1/search', status: '503' })).toBe(1)
-    expect(delta('trawl_upstream_attempts_total', { engine: 'google', outcome: 'error' })).toBe(1)
+    // One failed attempt per Google web-search route the call walked (wml, web, and browser where
+    // this machine has one).
+    const engines = (await (await call(key, 'GET', '/v1/engines')).json()) as { engines: { name: string; routes: { available: boolean }[] }[] }
+    const routes = engines.engines.find((e) => e.name === 'google')?.routes.filter((r) => r.available).length
+    expect(delta('trawl_upstream_attempts_total', { engine: 'google', outcome: 'error' })).toBe(routes)
     expect(delta('trawl_credits_debited_total', { endpoint: '/v1/search' })).toBe(1)
     expect(delta('trawl_credits_refunded_total', { endpoint: '/v1/search' })).toBe(1)
   })
