@@ -5,9 +5,14 @@
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
-# No toolchain: every native module ships its binaries inside its npm package (better-sqlite3 13
-# and impit are Node-API builds for linux x64/arm64, glibc and musl), nothing is compiled or
-# downloaded at install time. Dev dependencies stay out of the image.
+# Every native module ships its binaries inside its npm package (better-sqlite3 13 and impit are
+# Node-API builds for linux x64/arm64, glibc and musl): nothing is compiled or downloaded. But
+# better-sqlite3 keeps a binding.gyp, and `npm ci` runs node-gyp on it (which builds nothing unless
+# asked) unless package.json's allowScripts denies it, as it does; an npm older than 11.16 ignores
+# allowScripts, and node-gyp needs python3 and make. So the toolchain stays, in this stage only.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
