@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 let trawl: Trawl
@@ -67,8 +68,7 @@ describe('operator API', () => {
       webhook_url: 'https://hooks.example.test/x',
       monthly_spend_cap: null,
     })
-    const row = await trawl.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', id).executeTakeFirstOrThrow()
-    expect(row.webhook_secret).toMatch(/^whsec_/) // the first webhook URL creates the signing secret
+    expect(await readWebhookSecret(trawl.services.store, id)).toMatch(/^whsec_/) // the first webhook URL creates the signing secret
     const member = await trawl.admin('POST', `/admin/v1/accounts/${id}/members`, { email: 'member@example.test', password: 'correct horse' })
     expect(member.status).toBe(201)
     expect(await member.json()).toMatchObject({ email: 'member@example.test', role: 'member' })

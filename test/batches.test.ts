@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { batchJobKind } from '../src/features/batches/batches.worker.ts'
+import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
 import { claimDue } from '../src/jobs/lease.ts'
 import { startWorkers } from '../src/jobs/workers.ts'
 import { appDeps } from '../src/services.ts'
@@ -116,8 +117,7 @@ async function finished(t: Trawl, key: string, id: string, timeoutMs = 20_000): 
 
 const withoutMeta = ({ meta: _meta, ...body }: Record<string, unknown>) => body
 const activeRows = (t: Trawl, accountId: string) => t.services.store.db.selectFrom('batch_jobs').selectAll().where('account_id', '=', accountId).execute()
-const secretOf = async (t: Trawl, accountId: string) =>
-  (await t.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow()).webhook_secret!
+const secretOf = async (t: Trawl, accountId: string) => (await readWebhookSecret(t.services.store, accountId))!
 
 async function withWebhook(t: Trawl, accountId: string, url: string) {
   expect((await t.admin('PATCH', `/admin/v1/accounts/${accountId}`, { webhook_url: url })).status).toBe(200)

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { crawlJobKind } from '../src/features/crawl/crawl.worker.ts'
+import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
 import { claimDue } from '../src/jobs/lease.ts'
 import { siteKey } from '../src/site/urls/url.canonical.ts'
 import { openStore, type Store } from '../src/store/database.ts'
@@ -213,8 +214,7 @@ describe('/v1/crawl', () => {
     for (let i = 0; i < 100 && receiver.hits.length === 0; i++) await new Promise((r) => setTimeout(r, 50))
     const hit = receiver.hits[0]!
     expect(hit.headers['x-trawl-event']).toBe('crawl.completed')
-    const secret = (await trawl.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow())
-      .webhook_secret!
+    const secret = (await readWebhookSecret(trawl.services.store, accountId))!
     expect(verifyTrawlSignature(secret, hit)).toBe(true)
     expect(verifyStandardSignature(secret, hit)).toBe(true)
     expect(JSON.parse(hit.body)).toMatchObject({ event: 'crawl.completed', id: created.id, status: 'completed', credits_used: 11 })

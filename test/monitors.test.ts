@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { MonitorList, MonitorResponse, MonitorResultsEvent, MonitorRun, MonitorRuns } from '../src/features/monitors/monitors.response.ts'
 import { pruneExpiredMonitorRuns } from '../src/features/monitors/monitors.store.ts'
+import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
 import { siteKey } from '../src/site/urls/url.canonical.ts'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
@@ -146,8 +147,7 @@ const keyIdOf = async (accountId: string) =>
 const charges = (accountId: string) =>
   db().selectFrom('ledger').selectAll().where('account_id', '=', accountId).where('kind', '=', 'charge').orderBy('id').execute()
 
-const webhookSecret = async (accountId: string) =>
-  (await db().selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow()).webhook_secret!
+const webhookSecret = async (accountId: string) => (await readWebhookSecret(trawl.services.store, accountId))!
 
 describe('monitors: create, read, list, update, delete', () => {
   test('a monitor has SPEC fields with defaults filled in; PATCH changes settings; DELETE removes it; other accounts get 404', async () => {

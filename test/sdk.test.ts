@@ -35,6 +35,7 @@ import {
 } from '../packages/sdk/src/index.ts'
 import { newWebhookSecret } from '../src/features/accounts/secrets.ts'
 import { webhookHeaders } from '../src/features/webhooks/webhook.sign.ts'
+import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
@@ -235,8 +236,7 @@ describe('the client against the real server', () => {
     const hooks = await startReceiver()
     try {
       expect((await server.admin('PATCH', `/admin/v1/accounts/${accountId}`, { webhook_url: hooks.url })).status).toBe(200)
-      const secret = (await server.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow())
-        .webhook_secret!
+      const secret = (await readWebhookSecret(server.services.store, accountId))!
 
       const { batches } = await client.createBatch({ endpoint: 'search', requests: [{ q: 'coffee' }, { q: 'coffee', page: 11 }, { q: 'espresso' }] })
       expect(batches.map((b) => (isBatchJob(b) ? 'job' : b.error.code))).toEqual(['job', 'invalid_request', 'job'])

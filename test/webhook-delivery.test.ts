@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { loadConfig } from '../src/config.ts'
 import { createAccount, patchAccount } from '../src/features/accounts/accounts.service.ts'
 import { REFUSED_ADDRESS_ERROR } from '../src/features/webhooks/webhook.deliver.ts'
-import { enqueueWebhook, getWebhookDelivery, webhookDeliveryStatus } from '../src/features/webhooks/webhooks.service.ts'
+import { enqueueWebhook, getWebhookDelivery, readWebhookSecret, webhookDeliveryStatus } from '../src/features/webhooks/webhooks.service.ts'
 import { retryDelayMs, startWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../src/features/webhooks/webhooks.worker.ts'
 import { claimDue } from '../src/jobs/lease.ts'
 import { openStore, type Store } from '../src/store/database.ts'
@@ -35,8 +35,7 @@ async function fresh(env: Record<string, string> = {}) {
 async function accountWithWebhook(trawl: Trawl, url: string) {
   const { id } = await trawl.account()
   expect((await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { webhook_url: url })).status).toBe(200)
-  const row = await trawl.services.store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', id).executeTakeFirstOrThrow()
-  return { accountId: id, secret: row.webhook_secret! }
+  return { accountId: id, secret: (await readWebhookSecret(trawl.services.store, id))! }
 }
 
 function worker(services: Trawl['services'] | { config: Trawl['services']['config']; store: Store }, opts: WebhookWorkerOptions = {}): WebhookWorker {
@@ -64,8 +63,7 @@ describe('enqueueWebhook', () => {
     // A job's own webhook_url works without an account URL and creates the account's secret.
     const own = await enqueueWebhook(store, { accountId: bare.id, event: 'crawl.completed', url: 'https://example.test/own', payload: { a: 1 } })
     expect(await getWebhookDelivery(store, own!.id)).toMatchObject({ url: 'https://example.test/own', status: 'queued', attempts: 0, payload: '{"a":1}' })
-    const secret = await store.db.selectFrom('accounts').select('webhook_secret').where('id', '=', bare.id).executeTakeFirstOrThrow()
-    expect(secret.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(await readWebhookSecret(store, bare.id)).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
 
     const { accountId } = await accountWithWebhook(trawl, 'https://example.test/account')
     const first = await enqueueWebhook(store, { accountId, event: 'batch.completed', payload: { n: 1 }, id: 'job-1' })

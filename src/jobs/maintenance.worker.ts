@@ -4,12 +4,14 @@ import { pruneExpiredCrawls } from '../features/crawl/crawl.store.ts'
 import { refundStaleReservations } from '../features/credits/credits.service.ts'
 import { pruneLoginAttempts } from '../features/dashboard/login-throttle.store.ts'
 import { pruneExpiredMonitorRuns } from '../features/monitors/monitors.store.ts'
+import { sealClearWebhookSecrets } from '../features/webhooks/webhooks.service.ts'
 import type { Services } from '../services.ts'
 
 /**
  * Housekeeping every worker runs: refunds reservations left by a crashed process, prunes the
  * response cache and removes crawl and batch results and monitor run history past their 24 hours,
- * and sign-in attempt counters whose window ended. Safe to run in several processes at once (each
+ * and sign-in attempt counters whose window ended; encrypts webhook secrets an earlier version
+ * stored in clear. Safe to run in several processes at once (each
  * refund happens exactly once).
  */
 export function startMaintenance(services: Services, log: FastifyBaseLogger, everyMs = 60_000) {
@@ -28,6 +30,8 @@ export function startMaintenance(services: Services, log: FastifyBaseLogger, eve
       if (jobs > 0) log.debug({ jobs }, 'removed batch jobs past their 24 hours')
       const runs = await pruneExpiredMonitorRuns(services.store.db, Date.now())
       if (runs > 0) log.debug({ runs }, 'removed monitor run results past their 24 hours')
+      const sealed = await sealClearWebhookSecrets(services.store)
+      if (sealed > 0) log.info({ sealed }, 'encrypted webhook secrets stored in clear by an earlier version')
       const attempts = await pruneLoginAttempts(services.store.db, Date.now())
       if (attempts > 0) log.debug({ attempts }, 'removed sign-in attempt counters whose window ended')
     } catch (err) {

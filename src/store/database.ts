@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
@@ -8,6 +8,7 @@ import { srcFile } from '../paths.ts'
 import { type GroupCommit, groupCommit } from './group-commit.ts'
 import { migrateToLatest } from './migrations.ts'
 import type { Tables } from './schema.ts'
+import { loadStorageSecret } from './sealed.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
 export type Db = Kysely<Tables>
@@ -38,11 +39,15 @@ export async function loadPg(): Promise<typeof pg> {
 export async function openStore(databaseUrl: string, opts: { migrate?: boolean } = {}): Promise<Store> {
   const store = databaseUrl.startsWith('sqlite:') ? openSqlite(databaseUrl.slice('sqlite:'.length)) : openPostgres(databaseUrl, await loadPg())
   if (opts.migrate !== false) await migrateToLatest(store.db, store.dialect)
+  // Before any transaction can need it (store/sealed.ts); a database not migrated yet has no table for it.
+  await loadStorageSecret(store).catch((err: unknown) => {
+    if (opts.migrate !== false) throw err
+  })
   return store
 }
 
 function openSqlite(path: string): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') privateFiles(path)
   const database = new SqliteDatabase(path)
   database.pragma('journal_mode = WAL')
   database.pragma('synchronous = NORMAL')
@@ -63,6 +68,25 @@ function openSqlite(path: string): Store {
       await checkpointer?.stop()
       await db.destroy() // the last connection to close checkpoints the rest
     },
+  }
+}
+
+/**
+ * The database holds password and key hashes, sessions and webhook secrets: its folder is made
+ * 0700 when Trawl creates it (an existing folder is left as the operator made it), and the
+ * database file 0600, created so before SQLite opens it, since SQLite gives the -wal and -shm files
+ * it creates the database file's permissions. Files of an existing installation are narrowed to
+ * 0600 at every start (where the process may change them).
+ */
+function privateFiles(path: string) {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  closeSync(openSync(path, 'a', 0o600))
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+    } catch {
+      // Not there (no -wal yet), or another user's file: SQLite reports what it cannot open.
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
 import { findCounter, recordPurchase } from '../credits/credits.store.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
+import { sealWebhookSecret } from '../webhooks/webhooks.service.ts'
 import * as accounts from './accounts.store.ts'
 import { higherPlan, type Plan, rateLimitFor } from './plans.ts'
 import { hashPassword, newApiKey, newWebhookSecret } from './secrets.ts'
@@ -123,7 +124,7 @@ export async function patchAccount(store: Store, id: string, patch: AccountPatch
   if (patch.rate_limit_rps !== undefined) set.rate_limit_rps = patch.rate_limit_rps
   if (patch.webhook_url !== undefined) set.webhook_url = patch.webhook_url
   // The account's first webhook URL creates its signing secret (CONTRACT §3b).
-  if (patch.webhook_url && !current.webhook_secret) set.webhook_secret = newWebhookSecret()
+  if (patch.webhook_url && !current.webhook_secret) set.webhook_secret = await sealWebhookSecret(store, id, newWebhookSecret())
   if (Object.keys(set).length > 0) await accounts.updateAccount(store.db, id, set)
   return getAccount(store, id)
 }

@@ -6,7 +6,7 @@ import { findAccount, updateAccount } from '../accounts/accounts.store.ts'
 import { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../accounts/secrets.ts'
 import { sendWebhook } from '../webhooks/webhook.deliver.ts'
 import { webhookHeaders } from '../webhooks/webhook.sign.ts'
-import { ensureWebhookSecret } from '../webhooks/webhooks.service.ts'
+import { ensureWebhookSecret, sealWebhookSecret, unsealWebhookSecret } from '../webhooks/webhooks.service.ts'
 import { insertDelivery } from '../webhooks/webhooks.store.ts'
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/webhooks.worker.ts'
 import { recentDeliveries } from './dashboard.store.ts'
@@ -36,7 +36,8 @@ async function accountOf(store: Store, user: SessionUser) {
 
 export async function getWebhookSettings(store: Store, user: SessionUser) {
   const row = await accountOf(store, user)
-  return { url: row.webhook_url, secret_prefix: secretPrefix(row.webhook_secret) }
+  const secret = row.webhook_secret ? await unsealWebhookSecret(store, user.accountId, row.webhook_secret) : null
+  return { url: row.webhook_url, secret_prefix: secretPrefix(secret) }
 }
 
 export async function setWebhookUrl(store: Store, user: SessionUser, url: string | null) {
@@ -54,7 +55,7 @@ export async function rotateWebhookSecret(store: Store, user: SessionUser) {
   ownerOnly(user)
   await accountOf(store, user)
   const secret = newWebhookSecret()
-  await updateAccount(store.db, user.accountId, { webhook_secret: secret })
+  await updateAccount(store.db, user.accountId, { webhook_secret: await sealWebhookSecret(store, user.accountId, secret) })
   return { secret }
 }
 

@@ -3,9 +3,10 @@ import { ApiError } from '../../errors.ts'
 import { wakeJobs } from '../../jobs/runner.ts'
 import { currentRequestId } from '../../metrics/log-context.ts'
 import type { Store, Tx } from '../../store/database.ts'
+import { isSealed, seal, unseal } from '../../store/sealed.ts'
 import { newWebhookSecret } from '../accounts/secrets.ts'
 import type { WebhookEvent } from './webhook.sign.ts'
-import { findDelivery, findWebhookSettings, insertDelivery, setSecretIfMissing } from './webhooks.store.ts'
+import { clearWebhookSecrets, findDelivery, findWebhookSettings, insertDelivery, replaceWebhookSecret, setSecretIfMissing } from './webhooks.store.ts'
 
 export type { WebhookEvent } from './webhook.sign.ts'
 
@@ -38,7 +39,7 @@ export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, t
   const url = input.url ?? settings?.webhook_url ?? null
   if (!settings || !url) return null
   // A job's own webhook_url may come before any account webhook: the first webhook creates the secret (SPEC Authentication 11).
-  if (!settings.webhook_secret) await setSecretIfMissing(db, input.accountId, newWebhookSecret())
+  if (!settings.webhook_secret) await setSecretIfMissing(db, input.accountId, await sealWebhookSecret(store, input.accountId, newWebhookSecret()))
   const now = Date.now()
   const id = input.id ?? randomUUID()
   await insertDelivery(db, {
@@ -79,9 +80,42 @@ export const getWebhookDelivery = (store: Store, id: string) => findDelivery(sto
  */
 export async function ensureWebhookSecret(store: Store, accountId: string): Promise<{ secret: string; created: boolean }> {
   const fresh = newWebhookSecret()
-  const result = await setSecretIfMissing(store.db, accountId, fresh)
+  const result = await setSecretIfMissing(store.db, accountId, await sealWebhookSecret(store, accountId, fresh))
   if (Number(result[0]?.numUpdatedRows ?? 0) === 1) return { secret: fresh, created: true }
   const settings = await findWebhookSettings(store.db, accountId)
   if (!settings?.webhook_secret) throw new ApiError('not_found', `account ${accountId} does not exist`)
-  return { secret: settings.webhook_secret, created: false }
+  return { secret: await unsealWebhookSecret(store, accountId, settings.webhook_secret), created: false }
+}
+
+/**
+ * Webhook signing secrets are stored encrypted (store/sealed.ts; docs/operations.md "Data at
+ * rest"), bound to their account: the column never holds the secret itself. Every write of
+ * accounts.webhook_secret goes through sealWebhookSecret, every read through unsealWebhookSecret.
+ */
+const SECRET_PURPOSE = 'webhook_secret'
+
+export const sealWebhookSecret = (store: Store, accountId: string, secret: string) => seal(store, SECRET_PURPOSE, secret, accountId)
+
+/** The secret of a stored value: sealed, or in clear as versions before encryption stored it. */
+export const unsealWebhookSecret = (store: Store, accountId: string, stored: string) => unseal(store, SECRET_PURPOSE, stored, accountId)
+
+/** The account's signing secret in clear, or null when it has none (yet). */
+export async function readWebhookSecret(store: Store, accountId: string): Promise<string | null> {
+  const stored = (await findWebhookSettings(store.db, accountId))?.webhook_secret
+  return stored ? unsealWebhookSecret(store, accountId, stored) : null
+}
+
+/**
+ * Encrypts secrets still stored in clear (written before encryption, or by an older process during
+ * an upgrade), 500 at a time; the maintenance worker runs it. Each row is replaced only if it still
+ * holds the value read, so a rotation meanwhile is never overwritten. Returns the rows sealed.
+ */
+export async function sealClearWebhookSecrets(store: Store): Promise<number> {
+  let sealed = 0
+  for (const row of await clearWebhookSecrets(store.db, 500)) {
+    if (row.webhook_secret && !isSealed(row.webhook_secret)) {
+      sealed += await replaceWebhookSecret(store.db, row.id, row.webhook_secret, await sealWebhookSecret(store, row.id, row.webhook_secret))
+    }
+  }
+  return sealed
 }

@@ -22,6 +22,22 @@ export const findWebhookSettings = (db: Db | Tx, accountId: string) =>
 export const setSecretIfMissing = (db: Db | Tx, accountId: string, secret: string) =>
   db.updateTable('accounts').set({ webhook_secret: secret }).where('id', '=', accountId).where('webhook_secret', 'is', null).execute()
 
+/** Accounts whose webhook secret is stored in clear (before encryption); sealed values start `enc:v1:`. */
+export const clearWebhookSecrets = (db: Db, limit: number) =>
+  db
+    .selectFrom('accounts')
+    .select(['id', 'webhook_secret'])
+    .where('webhook_secret', 'is not', null)
+    .where('webhook_secret', 'not like', 'enc:v1:%')
+    .limit(limit)
+    .execute()
+
+/** Replaces the secret's stored form only where it is still `from`; 1 when replaced. */
+export async function replaceWebhookSecret(db: Db, accountId: string, from: string, to: string): Promise<number> {
+  const result = await db.updateTable('accounts').set({ webhook_secret: to }).where('id', '=', accountId).where('webhook_secret', '=', from).executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
 export type AttemptOutcome = Pick<WebhookDeliveryRow, 'status' | 'run_at' | 'last_error' | 'last_status_code' | 'delivered_at'>
 
 /**

@@ -6,7 +6,7 @@ import type { Services } from '../../services.ts'
 import type { WebhookDeliveryRow } from '../../store/schema.ts'
 import { sendWebhook } from './webhook.deliver.ts'
 import { webhookHeaders } from './webhook.sign.ts'
-import { ensureWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
+import { ensureWebhookSecret, unsealWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
 import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt, pruneFinished } from './webhooks.store.ts'
 
 /** SPEC "Events": up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
@@ -96,7 +96,9 @@ export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log
     }
     // Read the secret now, not at enqueue: a rotation applies to the very next attempt.
     const settings = await findWebhookSettings(store.db, row.account_id)
-    const secret = settings?.webhook_secret ?? (await ensureWebhookSecret(store, row.account_id)).secret
+    const secret = settings?.webhook_secret
+      ? await unsealWebhookSecret(store, row.account_id, settings.webhook_secret)
+      : (await ensureWebhookSecret(store, row.account_id)).secret
     const headers = webhookHeaders({ id: row.id, event: row.event, secret, body: row.payload })
     const result = await sendWebhook(row.url, headers, row.payload, {
       allowPrivateNetwork: config.allowPrivateNetwork,
