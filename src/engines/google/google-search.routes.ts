@@ -7,7 +7,7 @@
  *   a client with the JavaScript page, but takes every parameter (`device`, `ads`);
  * - `browser`: the same page drawn by the guarded browser, when this server has one.
  *
- * Both make their depth from pages of 10 (google-search.pages.ts).
+ * Every route makes its depth from pages of 10 (google-search.pages.ts).
  */
 import type { EngineWebSearch } from '../engine.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
