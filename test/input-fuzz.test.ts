@@ -326,6 +326,24 @@ function routes(site: string): Route[] {
     { method: 'POST', path: '/v1/webpage', auth: 'key', base: { url: `${site}/a` }, params: { url: required(httpUrl(8192)), ...reading } },
     {
       method: 'POST',
+      path: '/v1/context',
+      auth: 'key',
+      base: { q: 'coffee' },
+      params: {
+        q,
+        max_tokens: int(500, 50_000),
+        num: int(1, 10),
+        engine,
+        country,
+        language,
+        time,
+        include_domains: domains,
+        exclude_domains: domains,
+        max_age: maxAge,
+      },
+    },
+    {
+      method: 'POST',
       path: '/v1/map',
       auth: 'key',
       base: { url: `${site}/` },
@@ -405,6 +423,14 @@ function routes(site: string): Route[] {
       },
     },
     { method: 'GET', path: '/admin/v1/accounts/:id', auth: 'admin', params: {}, fuzzId: true },
+    // The live engine check, kept to one cheap row (Wikipedia's autocomplete) whatever q is.
+    {
+      method: 'POST',
+      path: '/admin/v1/engines/check',
+      auth: 'admin',
+      base: { engines: ['wikipedia'], verticals: ['autocomplete'] },
+      params: { q: text(200), engines: list(oneOf(...PROVIDERS), 20), verticals: list(raw(64), 20) },
+    },
     // Prometheus scrape (operator token by default; docs/operations.md).
     { method: 'GET', path: '/metrics', auth: 'admin', params: {}, noParams: true },
     {
@@ -712,7 +738,7 @@ describe('every route refuses wrong input with the error envelope, unbilled', ()
     // Pages, assets, the MCP endpoint (JSON-RPC, test/mcp.test.ts) and the other vendors' shapes
     // (each with its own wrong-input table in test/compat-*.test.ts) are not in this table.
     const apiOnly = (r: string) =>
-      !/^(HEAD|OPTIONS) |^GET \/(docs(\/.*|\*)?|healthz|livez|v1\/openapi\.json)?$|^GET \/app(\*|\/\*|\/assets\/.*)?$|^(GET|POST|DELETE) \/mcp$|^[A-Z]+ \/compat\//.test(
+      !/^(HEAD|OPTIONS) |^GET \/(docs(\/.*|\*)?|healthz|livez|v1\/openapi\.json|favicon\.(ico|svg))?$|^GET \/app(\*|\/\*|\/assets\/.*)?$|^(GET|POST|DELETE) \/mcp$|^[A-Z]+ \/compat\//.test(
         r,
       )
     expect(

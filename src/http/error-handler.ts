@@ -156,7 +156,7 @@ export function clientErrorHandler(newRequestId: () => string) {
     this.log.debug({ code: err.code, request_id: id }, `client error: ${error.message}`)
     const status = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n`
     if (socket.writable) {
-      if (mayBeHead((err as { rawPacket?: unknown }).rawPacket, err.code === 'HPE_HEADER_OVERFLOW')) {
+      if (mayBeHead((err as { rawPacket?: unknown }).rawPacket)) {
         socket.write(`${status}\r\n`)
       } else {
         const body = JSON.stringify(error.toBody(id))
@@ -167,21 +167,15 @@ export function clientErrorHandler(newRequestId: () => string) {
   }
 }
 
-/** A whole request line: method, target, version. */
-const REQUEST_LINE = /^[-!#$%&'*+.^_`|~0-9A-Za-z]+ [^ \r\n]+ HTTP\/\d\.\d\r?\n/
-
 /**
- * Whether the refused request may be a HEAD, whose answer has no body: a body after it would be
- * read by a keep-alive client as the start of its next answer. Node hands over only the packet it
- * was parsing when it gave up. A HEAD request line in it means no body; so does a request too large
- * for one packet whose request line is not in it (it came in an earlier packet, method unknown):
- * status and headers alone answer any method correctly, the connection being closed. Otherwise
- * (the request line is there, or bytes that are not HTTP at all, or no packet: a request too slow
- * to arrive) the envelope is sent.
+ * Whether the refused request is a HEAD, whose answer has no body: a body after it would be read
+ * by a keep-alive client as the start of its next answer. Node hands over only the packet it was
+ * parsing when it gave up; a HEAD request line in it means no body. When the request line is not in
+ * it (a request too large for one packet), the method is unknown and the envelope is sent, as any
+ * GET or POST client expects; the connection is closed after it either way.
  */
-function mayBeHead(rawPacket: unknown, overflow: boolean): boolean {
+function mayBeHead(rawPacket: unknown): boolean {
   if (!Buffer.isBuffer(rawPacket)) return false
   const text = rawPacket.toString('latin1')
-  if (text.startsWith('HEAD ') || text.includes('\r\nHEAD ')) return true
-  return overflow && !REQUEST_LINE.test(text)
+  return text.startsWith('HEAD ') || text.includes('\r\nHEAD ')
 }

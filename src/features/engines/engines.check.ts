@@ -16,8 +16,8 @@ import { ApiError } from '../../errors.ts'
 export const CheckBody = z
   .strictObject({
     q: z.string().trim().min(1).max(200).optional().describe('the query sent everywhere (default "coffee")'),
-    engines: z.array(z.string()).max(20).optional().describe('providers to check (default: all)'),
-    verticals: z.array(z.string()).max(20).optional().describe('verticals to check (default: all each provider offers)'),
+    engines: z.array(z.string()).min(1).max(20).optional().describe('providers to check (default: all)'),
+    verticals: z.array(z.string()).min(1).max(20).optional().describe('verticals to check (default: all each provider offers)'),
   })
   .describe('what to check; every field is optional')
 
@@ -57,6 +57,12 @@ export async function checkEngines(engines: Engines, body: z.infer<typeof CheckB
   const names = body.engines ?? engines.names()
   for (const name of names) {
     if (!engines.get(name)) throw new ApiError('invalid_request', `engines: ${name} is not a provider of this server; known: ${engines.names().join(', ')}`)
+  }
+  const offered = new Set(names.flatMap((n) => engines.get(n)?.capabilities.verticals ?? []))
+  for (const vertical of body.verticals ?? []) {
+    if (!offered.has(vertical as EngineVerticalName)) {
+      throw new ApiError('invalid_request', `verticals: ${vertical} is not offered by ${names.join(', ')}; offered: ${[...offered].join(', ')}`)
+    }
   }
   const jobs: Promise<CheckRow>[] = []
   for (const name of names) {
