@@ -3,6 +3,7 @@
  * /news/search, /images/search and /videos/search (a top-level `results[]` each).
  */
 import type { ImageResult, NewsResult, ParsedSearchPage, VerticalPage, VideoResult } from '../engine.types.ts'
+import { readItems } from '../parse/quality.ts'
 import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/text.ts'
 import { quality, readBraveResponse } from './brave-json.parse.ts'
 
@@ -24,14 +25,8 @@ export function parseBraveApiWeb(body: string): ParsedSearchPage {
 function readVertical<T>(body: string, read: (item: Json, position: number) => T | undefined): VerticalPage<T> {
   const json = parseJson(body)
   if (!json) return { results: [], parse_quality: 'partial' }
-  const items = arr(json.results)
-  const results: T[] = []
-  for (const item of items) {
-    const o = obj(item)
-    const r = o ? read(o, results.length + 1) : undefined
-    if (r) results.push(r)
-  }
-  return { results, parse_quality: quality(results.length, items.length) }
+  const { results, present } = readItems(arr(json.results), read)
+  return { results, parse_quality: quality(results.length, present) }
 }
 
 /** Title and absolute link of an item, the least a linked result needs. */

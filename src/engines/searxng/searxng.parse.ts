@@ -7,6 +7,7 @@
  * `unresponsive_engines` ([engine, reason] pairs).
  */
 import type { AnswerBox, ImageResult, KnowledgeGraph, NewsResult, OrganicResult, ParsedSearchPage, ParseQuality, VideoResult } from '../engine.types.ts'
+import { readItems } from '../parse/quality.ts'
 import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/text.ts'
 
 /** Raw control characters (some engines leave them in snippets; JSON.parse refuses them) as spaces. */
@@ -54,14 +55,8 @@ function qualityOf(read: number, present: number): ParseQuality {
 
 /** `results[]` read with `read`, numbered from 1 in SearXNG's order (its score). */
 function readResults<T>(json: Json, read: (item: Json, position: number) => T | undefined): { results: T[]; quality: ParseQuality } {
-  const items = arr(json.results)
-  const results: T[] = []
-  for (const item of items) {
-    const o = obj(item)
-    const r = o ? read(o, results.length + 1) : undefined
-    if (r) results.push(r)
-  }
-  return { results, quality: qualityOf(results.length, items.length) }
+  const { results, present } = readItems(arr(json.results), read)
+  return { results, quality: qualityOf(results.length, present) }
 }
 
 /** A result's page and title; a result without a title is named by its site rather than dropped. */
