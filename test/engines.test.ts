@@ -254,7 +254,10 @@ describe('a page that is not a result page', () => {
     modes.set('google', 'not_a_result_page')
     const alone = await get('/v1/search?q=coffee&engine=google')
     expect(alone.status).toBe(503)
-    expect((await alone.json()).error).toMatchObject({ code: 'upstream_error', message: expect.stringContaining('google answered a page that is not a result page') })
+    expect((await alone.json()).error).toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('google answered a page that is not a result page'),
+    })
     const auto = await (await get('/v1/search?q=coffee&engine=auto')).json()
     expect(auto.meta.engine).not.toBe('google')
     expect(auto.results.length).toBeGreaterThan(0)
