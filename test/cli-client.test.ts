@@ -182,6 +182,10 @@ describe('pages', () => {
     const page = await cli(['webpage', `${site.url}/article/ars`])
     expect(page).toMatchObject({ code: 0, stderr: '' })
     expect(page.stdout.length).toBeGreaterThan(500)
+    // The title first, as the Markdown's heading; with --format text, as the first line.
+    expect(page.stdout).toMatch(/^# Just-released Minecraft exploit makes it easy to crash game servers\n\n/)
+    const text = await cli(['webpage', `${site.url}/article/ars`, '--format', 'text'])
+    expect(text.stdout).toMatch(/^Just-released Minecraft exploit makes it easy to crash game servers\n\n\S/)
     const body = json(await cli(['webpage', `${site.url}/article/ars`, '--json', '--format', 'text']))
     expect(body).toMatchObject({ url: `${site.url}/article/ars`, status_code: 200, text: expect.any(String) })
     expect(body.markdown).toBeUndefined()
@@ -191,6 +195,9 @@ describe('pages', () => {
     const extract = await cli(['extract', `${site.url}/article/bbc`, `${site.url}/empty`])
     expect(extract.code).toBe(1)
     expect(extract.stdout).toContain(`<${site.url}/article/bbc>`)
+    // One `## title` per page; the page's own headings sit below it (none at level 1 or 2 but the section's).
+    expect(extract.stdout.match(/^## /gm)).toHaveLength(1)
+    expect(extract.stdout).not.toMatch(/^# /m)
     expect(extract.stderr).toContain(`${site.url}/empty: empty_page`)
     const map = await cli(['map', crawlSite.url, '--limit', '5'])
     expect(map).toMatchObject({ code: 0, stderr: '' })
@@ -208,6 +215,8 @@ describe('pages', () => {
     expect(lines.at(-1)).toMatch(/: completed: 3 pages read, 0 failed in [\d.]+ s; 3 credits used \(stopped: limit\)$/)
     expect(run.stdout.match(/^## /gm)?.length).toBe(3)
     expect(run.stdout).toContain('Welcome home')
+    // Each page's own headings sit below its `## title` (its title heading, which that repeats, dropped).
+    expect(run.stdout).not.toMatch(/^# /m)
 
     const started = await cli(['crawl', `${crawlSite.url}/`, '--limit', '2', '--no-wait'])
     expect(started).toMatchObject({ code: 0, stderr: '' })

@@ -341,6 +341,20 @@ describe('POST /v1/webpage', () => {
     await expectBooksBalanced(trawl, id)
   })
 
+  test('Markdown opens with the page title as its one level-1 heading; text and html do not get it', async () => {
+    const { key } = await newAccount(10)
+    const md = await (await webpage(key, { url: page('/article/ars') })).json()
+    expect(md.markdown.startsWith(`# ${ARS_TITLE}\n\n`)).toBe(true)
+    expect(md.markdown.match(/^# /gm)).toHaveLength(1)
+    expect(md.markdown).toContain(ARS_SENTENCE)
+    // The same in every endpoint that reads pages (they share the reader).
+    const viaExtract = await (await extract(key, { urls: [page('/article/ars')] })).json()
+    expect(viaExtract.results[0].markdown).toBe(md.markdown)
+    const text = await (await webpage(key, { url: page('/article/ars'), format: 'text' })).json()
+    expect(text.text.startsWith(ARS_TITLE)).toBe(false)
+    expect(text.title).toBe(ARS_TITLE)
+  })
+
   test.each([
     ['/missing', 503, 'upstream_error', 'page answered HTTP 404'],
     ['/image.png', 503, 'upstream_error', 'unsupported content type image/png'],

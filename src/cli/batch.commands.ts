@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { WebpageParams } from '../features/reading/reading.schema.ts'
 import { SearchParams } from '../features/search/search.schema.ts'
 import { VERTICAL_SPECS } from '../features/search/verticals/vertical.specs.ts'
+import { nestUnder } from '../text/markdown-outline.ts'
 import { callApi, poll, sleep } from './client.ts'
 import type { Command, Flags, Parsed } from './command.ts'
 import { UsageError, WAIT_FLAGS } from './command.ts'
@@ -143,7 +144,11 @@ function renderResult(endpoint: string, result: unknown): string {
   if (typeof result === 'string') return result.trim()
   if (endpoint === 'autocomplete') return renderAutocomplete(result)
   if (endpoint === 'lens') return renderLens(result)
-  if (endpoint === 'webpage') return pageContent(result as { url: string }).trim()
+  if (endpoint === 'webpage') {
+    // Under this entry's `## N. url` heading: the page's own headings (its `# Title` first) go below it.
+    const page = result as { url: string; markdown?: string }
+    return page.markdown !== undefined ? nestUnder(page.markdown.trim(), 2) : pageContent(page).trim()
+  }
   return `\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\``
 }
 

@@ -1,3 +1,5 @@
+import { nestUnder } from '../text/markdown-outline.ts'
+
 /** Writing results: stdout carries the answer only; notes, warnings and progress go to stderr. */
 
 export function print(text: string): void {
@@ -49,12 +51,23 @@ export function pageContent(page: PageLike): string {
   return page.markdown ?? page.text ?? page.html ?? ''
 }
 
-/** Several pages as one Markdown document: a heading and the URL per page, then its content. */
+/**
+ * Several pages as one Markdown document: a heading and the URL per page, then its content, whose
+ * own headings are moved below that heading (its title heading, which the section heading repeats,
+ * dropped).
+ */
 export function pagesAsMarkdown(pages: PageLike[]): string {
   return pages
     .map((page) => {
       const highlights = page.highlights?.length ? `\n\nHighlights:\n${page.highlights.map((h) => `> ${h.text.replace(/\n/g, ' ')}`).join('\n>\n')}` : ''
-      return `## ${page.title || page.url}\n\n<${page.url}>${highlights}\n\n${pageContent(page).trim()}\n`
+      const content = page.markdown !== undefined ? nestUnder(page.markdown.trim(), 2, page.title) : pageContent(page).trim()
+      return `## ${page.title || page.url}\n\n<${page.url}>${highlights}\n\n${content.trim()}\n`
     })
     .join('\n')
+}
+
+/** One page as printed alone: its Markdown (which opens with `# Title`), or its title over its text. */
+export function pageAlone(page: PageLike): string {
+  if (page.markdown === undefined && page.text !== undefined && page.title) return `${page.title}\n\n${page.text}`
+  return pageContent(page)
 }

@@ -4,7 +4,7 @@ import { callApi } from './client.ts'
 import { type Command, UsageError } from './command.ts'
 import { resolveConnection } from './config-file.ts'
 import { paramsFrom, schemaFlags } from './flags.ts'
-import { pageContent, pagesAsMarkdown, print, printJson, warn } from './output.ts'
+import { pageAlone, pagesAsMarkdown, print, printJson, warn } from './output.ts'
 
 /** `trawl webpage`, `trawl extract` and `trawl map`: page reading, printed as the page's content (or URLs). */
 
@@ -35,7 +35,7 @@ export const readingCommands: Command[] = [
         return 0
       }
       if (body.meta?.empty_page) warn(`${body.url}: no readable content (not billed)`)
-      print(body.highlights?.length ? pagesAsMarkdown([body]) : pageContent(body))
+      print(body.highlights?.length ? pagesAsMarkdown([body]) : pageAlone(body))
       return 0
     },
   },

@@ -129,7 +129,10 @@ describe('content heuristics', () => {
   test('a lone leading h1 worded like the title is the headline', async () => {
     const page = (h1: string) =>
       `<html><head><title>Twitter Lite arrives in Mexico, Venezuela and nine more countries</title></head><body><article><h1>${h1}</h1><p>${PROSE.repeat(4)}</p></article></body></html>`
-    expect(await read(page('Twitter Lite arrives in 11 Latin American countries'))).not.toContain('# Twitter')
+    // The Markdown opens with the title (reader.core.ts), not with the headline worded otherwise.
+    const headline = await read(page('Twitter Lite arrives in 11 Latin American countries'))
+    expect(headline).toMatch(/^# Twitter Lite arrives in Mexico, Venezuela and nine more countries\n\nThis sentence/)
+    expect(headline).not.toContain('Latin American')
     expect(await read(page('Lorem ipsum'))).toContain('# Lorem ipsum')
   })
 
@@ -143,7 +146,7 @@ describe('content heuristics', () => {
       `<html><head><title>Harbour bridge reopens after repairs</title></head><body><div class="page"><h1>Harbour bridge reopens after repairs</h1>` +
       `<div class="story"><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(3)}</p></div>${side}</div></body></html>`
     const other = '<p>Another city council approved a new housing plan on Monday, with three hundred flats.</p>'
-    const body = `${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}`
+    const body = `# Harbour bridge reopens after repairs\n\n${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}\n\n${PROSE.repeat(3).trim()}`
     expect(await read(page(`<div class="timeline"><h3>Happening now</h3>${other}</div>`))).toBe(body)
     // A heading that shares a word with the title is a section of this story.
     expect(await read(page(`<div class="timeline"><h3>What the bridge costs</h3>${other}</div>`))).toBe(

@@ -1,6 +1,7 @@
 import type { AnyNode, Document } from 'domhandler'
 import { decodeText } from '../../net/body-decode.ts'
 import { buildDocument } from '../../text/html-tree.ts'
+import { titled } from '../../text/markdown-outline.ts'
 import { type PageLink, pageLinksOf } from '../crawl/page-links.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
@@ -110,6 +111,9 @@ export async function readContent(input: ReadInput, opts: Omit<ReadOptions, 'max
   }
 
   const result: ReadContent = { title: c.title, published_at: c.publishedAt, metadata: c.metadata, empty: isEmpty(content, opts.format) }
+  // The headline is `title`, taken out of the content (content.title.ts): the Markdown gets it back
+  // as `# Title`, so that it reads as a whole document (markdown-outline.ts).
+  if (opts.format === 'markdown' && !result.empty) content = titled(content, c.title)
   if (opts.query && opts.highlights && opts.highlights > 0) {
     result.highlights = rankHighlights(plainForHighlights ?? content, opts.query, Math.min(opts.highlights, 10))
   }

@@ -3,6 +3,8 @@
  * organic results, then the page's other blocks, then ads, last and labelled, so neither a person nor a model
  * mistakes a paid listing for a result.
  */
+
+import { nestUnder } from '../../../text/markdown-outline.ts'
 import { domainOf, inline, items, joinParts, link, numberedItem, object, paragraph, plain, position, section } from './markdown.text.ts'
 import { renderPlaceList } from './markdown.verticals.ts'
 import type { JsonObject } from './output.types.ts'
@@ -79,7 +81,9 @@ function pageContents(results: readonly JsonObject[]): string[] {
     if (typeof result.content !== 'string' && !error) return []
     const heading = `## Content of result ${position(result, index)}: ${link(result.content_title || result.title, result.link)}`
     if (error) return [`${heading}\n\nNot read: ${inline(error.message)}`]
-    return [`${heading}\n\n${String(result.content).trim()}`.trimEnd()]
+    // The page's own headings go below this one; its title heading, which this one repeats, goes.
+    const content = nestUnder(String(result.content).trim(), 2, plain(result.content_title) || plain(result.title))
+    return [`${heading}\n\n${content.trim()}`.trimEnd()]
   })
 }
 
