@@ -50,6 +50,7 @@ const Env = z.object({
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
+  TRAWL_SIGNUP: z.enum(['open', 'off'], { error: 'must be open or off' }).default('off'),
   // Reader threads for page parsing and Markdown (docs/crawl.md); 0 reads on the main thread.
   // The main thread fetches, stores and answers; readers take the other cores (one at least).
   TRAWL_READER_THREADS: z.coerce
@@ -124,6 +125,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',
+    /** Self-service sign-up at <app>/api/v1/signup (docs/dashboard.md). */
+    signupOpen: e.TRAWL_SIGNUP === 'open',
     readerThreads: e.TRAWL_READER_THREADS,
     browser: Object.freeze({
       executablePath: browserPath(e.TRAWL_BROWSER, env.PATH),

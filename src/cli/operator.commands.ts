@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ApiError } from '../errors.ts'
-import { AccountIdParams, AddCreditsBody, CreateAccountBody, CreateKeyBody } from '../features/accounts/accounts.schema.ts'
+import { AccountIdParams, AddCreditsBody, CreateAccountBody, CreateKeyBody, PasswordBody } from '../features/accounts/accounts.schema.ts'
 import { parseWith } from '../http/parse-input.ts'
 import type { Store } from '../store/database.ts'
 import { type Command, type Flags, type Parsed, positionalsExactly, str, UsageError } from './command.ts'
@@ -101,6 +101,18 @@ const ListQuery = z.strictObject({
 const listFlags: Flags = {
   limit: { kind: 'number', param: 'limit', placeholder: 'N', help: 'accounts to list, 1 to 1,000 (default 100)' },
   offset: { kind: 'number', param: 'offset', placeholder: 'N', help: 'skip this many (oldest first)' },
+}
+
+/** `accounts set-password` without --password: stdin, unless it is a terminal (no prompt: operators script this). */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('--password is required (or pipe the password on stdin)')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
+  if (!text) throw new UsageError('no password: pass --password or pipe it on stdin')
+  return text
 }
 
 const SECRET_NOTE = '(shown only now; store it safely)'
@@ -311,6 +323,32 @@ export const operatorCommands: Command[] = [
           shown.keys.length ? keyTable(shown.keys) : 'No live keys.',
         ].join('\n'),
       )
+      return 0
+    },
+  },
+  {
+    name: 'accounts set-password',
+    summary: "Set or reset a user's password: the account's owner by account id, or the user of an email; signs that user out everywhere",
+    details:
+      'Without --password the password is read from stdin when stdin is not a terminal (all of it, one trailing newline removed), so it stays out of the shell history and the process list: printf %s "$PW" | trawl accounts set-password --account ID. 8 to 256 characters, as account creation takes it. Every dashboard session of the user ends.',
+    flags: {
+      account: { kind: 'string', placeholder: 'ID|EMAIL', help: "an account id (its owner) or a user's email" },
+      password: { kind: 'string', placeholder: 'P', help: 'the new password (default: read from stdin when it is not a terminal)' },
+    },
+    globals: 'operator',
+    async run(parsed) {
+      positionalsExactly(parsed, [])
+      const given = idOf(required(parsed.values, 'account'))
+      const password = str(parsed.values, 'password') ?? (await passwordFromStdin())
+      const input = validate(PasswordBody, { password })
+      const { setUserPassword, userByAccountOrEmail } = await import('../features/accounts/accounts.service.ts')
+      const user = await withStore(async (store) => {
+        const user = await userByAccountOrEmail(store, given)
+        await setUserPassword(store, user.id, input.password)
+        return user
+      })
+      if (parsed.values.json) printJson({ account_id: user.account_id, user_id: user.id, email: user.email, password_set: true })
+      else print(`password set for ${user.email} (account ${user.account_id}); their dashboard sessions were signed out`)
       return 0
     },
   },

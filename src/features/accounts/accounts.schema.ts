@@ -8,7 +8,7 @@ const credits = (name: string) =>
     .min(0, `${name} must be 0 or more`)
     .max(1e12)
 const email = z.email({ error: 'email must be an email address' }).max(254)
-const password = z.string().min(8, 'password must be at least 8 characters').max(256)
+export const password = z.string({ error: 'password must be a string' }).min(8, 'password must be at least 8 characters').max(256)
 const rps = z.number().int().min(1, 'rate_limit_rps must be at least 1').max(100_000, 'rate_limit_rps must be at most 100,000')
 const webhookUrl = z.url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' }).max(2048)
 
@@ -28,7 +28,15 @@ export const PatchAccountBody = z.strictObject({
   daily_limit: credits('daily_limit').nullable().optional(),
   rate_limit_rps: rps.nullable().optional(),
   webhook_url: webhookUrl.nullable().optional(),
+  /** The owner's new password: every session of the owner is signed out. */
+  password: password.optional(),
 })
+
+/** A password alone, as account creation takes it (the CLI's set-password). */
+export const PasswordBody = z.strictObject({ password })
+
+/** Self-service sign-up (TRAWL_SIGNUP=open). */
+export const SignupBody = z.strictObject({ email, password })
 
 export const AddCreditsBody = z.strictObject({
   credits: z.number({ error: 'credits is required' }).positive('credits must be more than 0').max(1e12),

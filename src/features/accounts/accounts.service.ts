@@ -4,6 +4,7 @@ import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
 import { findCounter, recordPurchase } from '../credits/credits.store.ts'
 import { periods, toCredits, toMc } from '../credits/money.ts'
+import { deleteUserSessions } from '../dashboard/dashboard.store.ts'
 import { sealWebhookSecret } from '../webhooks/webhooks.service.ts'
 import * as accounts from './accounts.store.ts'
 import { higherPlan, type Plan, rateLimitFor } from './plans.ts'
@@ -113,10 +114,12 @@ export interface AccountPatch {
   daily_limit?: number | null
   rate_limit_rps?: number | null
   webhook_url?: string | null
+  password?: string
 }
 
 export async function patchAccount(store: Store, id: string, patch: AccountPatch) {
   const current = await getAccountRow(store, id)
+  if (patch.password !== undefined) await setUserPassword(store, (await accounts.findOwner(store.db, id)).id, patch.password)
   const set: Partial<AccountRow> = {}
   if (patch.plan !== undefined) set.plan = patch.plan
   if (patch.monthly_spend_cap !== undefined) set.monthly_spend_cap_mc = mcOrNull(patch.monthly_spend_cap)
@@ -127,6 +130,29 @@ export async function patchAccount(store: Store, id: string, patch: AccountPatch
   if (patch.webhook_url && !current.webhook_secret) set.webhook_secret = await sealWebhookSecret(store, id, newWebhookSecret())
   if (Object.keys(set).length > 0) await accounts.updateAccount(store.db, id, set)
   return getAccount(store, id)
+}
+
+/**
+ * Sets a user's password (an operator's reset, or the user's own change) and signs the user out of
+ * every session but `keepSessionHash` (the one that made the change), in one transaction.
+ */
+export async function setUserPassword(store: Store, userId: string, password: string, keepSessionHash?: string) {
+  const hash = await hashPassword(password)
+  await store.transaction(async (tx) => {
+    await accounts.updateUserPassword(tx, userId, hash)
+    await deleteUserSessions(tx, userId, keepSessionHash)
+  })
+}
+
+/** The user an operator means: the account's owner for an account id, the user of an email address. */
+export async function userByAccountOrEmail(store: Store, given: string) {
+  if (given.includes('@')) {
+    const user = await accounts.findUserByEmail(store.db, given.trim().toLowerCase())
+    if (!user) throw new ApiError('not_found', `no user has the email ${given}`)
+    return user
+  }
+  await getAccountRow(store, given)
+  return accounts.findOwner(store.db, given)
 }
 
 /** A credit pack: adds credits, raises (never lowers) the rate plan, and removes any daily limit. */

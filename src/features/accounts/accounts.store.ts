@@ -64,6 +64,9 @@ const keyWithAccount = (db: Db) =>
 
 export const updateAccount = (db: Db | Tx, id: string, patch: Partial<AccountRow>) => db.updateTable('accounts').set(patch).where('id', '=', id).execute()
 
+export const updateUserPassword = (db: Db | Tx, userId: string, passwordHash: string) =>
+  db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute()
+
 export const updateKey = (db: Db | Tx, id: string, patch: Partial<ApiKeyRow>) => db.updateTable('api_keys').set(patch).where('id', '=', id).execute()
 
 /** Writes last_used_at only when the stored value is a minute old, so hot keys cost no write per call. */

@@ -1,12 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { ApiError } from '../../errors.ts'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
 import type { Services } from '../../services.ts'
-import { keyName } from '../accounts/accounts.schema.ts'
+import { keyName, password, SignupBody } from '../accounts/accounts.schema.ts'
 import { clearSignedInHint, dashboardPaths, sessionReader } from './dashboard.http.ts'
 import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
 import type { LoginThrottle } from './login-throttle.ts'
-import { login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE } from './sessions.service.ts'
+import { changePassword, login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE, signup } from './sessions.service.ts'
 
 const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
 const creditLimit = z
@@ -18,6 +19,10 @@ const creditLimit = z
 const CreateKeyBody = z.strictObject({ name: keyName, credit_limit: creditLimit.optional() })
 const PatchKeyBody = z.strictObject({ name: keyName.optional(), credit_limit: creditLimit.optional(), allow_fallback: z.boolean().optional() })
 const MemberLimitBody = z.strictObject({ credit_limit: creditLimit })
+const PasswordChangeBody = z.strictObject({
+  current_password: z.string({ error: 'current_password is required' }).min(1, 'current_password is required'),
+  new_password: password,
+})
 const IdParams = z.strictObject({ id: z.string().min(1) })
 
 /**
@@ -33,16 +38,40 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
   const user = sessionReader(services.store, prefix)
   const id = (req: FastifyRequest) => parseWith(IdParams, req.params).id
 
+  const setSessionCookies = (req: FastifyRequest, reply: FastifyReply, token: string) => {
+    const secure = httpsApp || req.protocol === 'https'
+    reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
+    reply.setCookie(SIGNED_IN_HINT_COOKIE, '1', { sameSite: 'strict', secure, path: appPath || '/', maxAge: SESSION_TTL_MS / 1000 })
+  }
+
   app.post(`${prefix}/v1/login`, opts, async (req, reply) => {
     const body = parseInput(LoginBody, req)
     // The attempt is taken before the password is checked: a wrong password keeps it spent.
     const attempt = await throttle.take(req.ip, body.email)
     const session = await login(services.store, body.email, body.password)
     await throttle.succeeded(attempt)
-    const secure = httpsApp || req.protocol === 'https'
-    reply.setCookie(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'strict', secure, path: prefix, maxAge: SESSION_TTL_MS / 1000 })
-    reply.setCookie(SIGNED_IN_HINT_COOKIE, '1', { sameSite: 'strict', secure, path: appPath || '/', maxAge: SESSION_TTL_MS / 1000 })
+    setSessionCookies(req, reply, session.token)
     return { user: session.user }
+  })
+  // Off unless TRAWL_SIGNUP=open: then a 404 like any route this server does not have.
+  app.post(`${prefix}/v1/signup`, opts, async (req, reply) => {
+    if (!services.config.signupOpen) throw new ApiError('not_found', `no route POST ${prefix}/v1/signup: sign-up is off (TRAWL_SIGNUP)`)
+    const body = parseInput(SignupBody, req)
+    // Counted in the login budgets and never given back: one address makes at most as many
+    // accounts in the window as it may try sign-ins (login-throttle.ts).
+    await throttle.take(req.ip, body.email)
+    const created = await signup(services.store, body.email, body.password)
+    setSessionCookies(req, reply, created.token)
+    return reply.code(201).send({ user: created.user, account: created.account, key: created.key })
+  })
+  app.post(`${prefix}/v1/password`, opts, async (req, reply) => {
+    const me = await user(req)
+    const body = parseInput(PasswordChangeBody, req)
+    // The current password is a password check like sign-in's: throttled the same way.
+    const attempt = await throttle.take(req.ip, me.email)
+    await changePassword(services.store, me, req.cookies[SESSION_COOKIE] ?? '', body.current_password, body.new_password)
+    await throttle.succeeded(attempt)
+    return reply.code(204).send()
   })
   app.post(`${prefix}/v1/logout`, opts, async (req, reply) => {
     await logout(services.store, req.cookies[SESSION_COOKIE])

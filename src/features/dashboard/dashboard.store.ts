@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../store/database.ts'
+import type { Db, Tx } from '../../store/database.ts'
 import type { SessionRow } from '../../store/schema.ts'
 
 /**
@@ -20,6 +20,13 @@ export const findSession = (db: Db, idHash: string) =>
     .executeTakeFirst()
 
 export const deleteSession = (db: Db, idHash: string) => db.deleteFrom('sessions').where('id_hash', '=', idHash).execute()
+
+/** Signs a user out everywhere (a password set or changed), but for the session `keepIdHash` when given. */
+export const deleteUserSessions = (db: Db | Tx, userId: string, keepIdHash?: string) => {
+  let q = db.deleteFrom('sessions').where('user_id', '=', userId)
+  if (keepIdHash) q = q.where('id_hash', '!=', keepIdHash)
+  return q.execute()
+}
 
 export const DAY_MS = 86_400_000
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
-import { findUserByEmail } from '../accounts/accounts.store.ts'
+import { createAccount, setUserPassword } from '../accounts/accounts.service.ts'
+import { findUser, findUserByEmail } from '../accounts/accounts.store.ts'
+import { FREE_PLAN_CREDITS } from '../accounts/plans.ts'
 import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../accounts/secrets.ts'
 import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
@@ -31,10 +33,35 @@ export async function login(store: Store, email: string, password: string) {
   const user = await findUserByEmail(store.db, email.trim().toLowerCase())
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH)
   if (!user?.password_hash || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
+  return openSession(store, user)
+}
+
+async function openSession(store: Store, user: { id: string; email: string; role: 'owner' | 'member' }) {
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
   await insertSession(store.db, { id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
   return { token, user: { id: user.id, email: user.email, role: user.role } }
+}
+
+/**
+ * Self-service sign-up (TRAWL_SIGNUP=open): an account on the free plan with FREE_PLAN_CREDITS, its
+ * owner, its first API key (the secret returned once, as the operator's create does), and a session.
+ */
+export async function signup(store: Store, email: string, password: string) {
+  const created = await createAccount(store, { email, password, plan: 'free', credits: FREE_PLAN_CREDITS })
+  const session = await openSession(store, { id: created.owner.id, email: created.owner.email, role: 'owner' })
+  return { ...session, account: created.account, key: created.key }
+}
+
+/**
+ * The signed-in user's own change: the current password must be right (else 403 and nothing
+ * changes); every other session of the user is signed out, the one `token` names stays.
+ */
+export async function changePassword(store: Store, user: SessionUser, token: string, current: string, next: string) {
+  const row = await findUser(store.db, user.id)
+  const ok = await verifyPassword(current, row?.password_hash ?? DUMMY_PASSWORD_HASH)
+  if (!row?.password_hash || !ok) throw new ApiError('forbidden', 'current password is wrong')
+  await setUserPassword(store, user.id, next, sha256(token))
 }
 
 /** `loginPath` is where this server serves login ({app_api_url}/v1/login), named in the 401. */

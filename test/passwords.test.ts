@@ -1,0 +1,184 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+
+/**
+ * Passwords after account creation: the operator's PATCH and `trawl accounts set-password`, the
+ * signed-in user's change in the dashboard API (other sessions signed out), and self-service
+ * sign-up behind TRAWL_SIGNUP=open.
+ */
+
+const TRAWL = new URL('../bin/trawl.mjs', import.meta.url).pathname
+let dir: string
+let trawl: Trawl
+let env: Record<string, string>
+let n = 0
+const email = () => `pw-${process.pid}-${++n}@example.test`
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'trawl-pw-'))
+  trawl = await startTrawl({}, { databaseDir: dir })
+  env = { ...process.env, TRAWL_DATABASE_URL: `sqlite:${join(dir, 'trawl.db')}` } as Record<string, string>
+})
+afterAll(async () => {
+  await trawl.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Runs `trawl ...args` with `input` on stdin (an empty pipe when undefined). */
+function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [TRAWL, ...args], { env }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
+    child.stdin?.end(input ?? '')
+  })
+}
+
+async function api(t: Trawl, method: string, path: string, body?: unknown, cookie?: string) {
+  return fetch(`${t.base}/app/api/v1${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(cookie ? { cookie } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+}
+
+const sessionCookie = (res: Response) => {
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('trawl_session='))
+  return cookie?.split(';')[0]
+}
+
+/** Signs in; the session cookie, or undefined with the status when refused. */
+async function signIn(t: Trawl, address: string, password: string) {
+  const res = await api(t, 'POST', '/login', { email: address, password })
+  return { status: res.status, cookie: sessionCookie(res) }
+}
+
+const signedIn = async (t: Trawl, cookie: string) => (await api(t, 'GET', '/keys', undefined, cookie)).status === 200
+
+describe('operator sets a password', () => {
+  test('PATCH /admin/v1/accounts/{id} with password: the owner of an account made without one can sign in', async () => {
+    const address = email()
+    const { id } = await trawl.account({ email: address })
+    expect((await signIn(trawl, address, 'first password')).status).toBe(401)
+    const short = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { password: 'short' })
+    expect(short.status).toBe(400)
+    expect(((await short.json()) as { error: { message: string } }).error.message).toContain('password must be at least 8 characters')
+    const long = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { password: 'x'.repeat(257) })
+    expect(long.status).toBe(400)
+    const res = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { password: 'first password' })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ id, plan: 'free' })
+    const first = await signIn(trawl, address, 'first password')
+    expect(first.status).toBe(200)
+    // A reset signs the owner out everywhere.
+    expect((await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { password: 'second password' })).status).toBe(200)
+    expect(await signedIn(trawl, first.cookie!)).toBe(false)
+    expect((await signIn(trawl, address, 'first password')).status).toBe(401)
+    expect((await signIn(trawl, address, 'second password')).status).toBe(200)
+  })
+
+  test('trawl accounts set-password: by account id with --password, by email from stdin, refusals', async () => {
+    const address = email()
+    const { id } = await trawl.account({ email: address })
+    const byId = await cli(['accounts', 'set-password', '--account', id, '--password', 'cli password 1'])
+    expect(byId).toMatchObject({ code: 0, stdout: expect.stringContaining(`password set for ${address}`) })
+    const session = await signIn(trawl, address, 'cli password 1')
+    expect(session.status).toBe(200)
+
+    const byEmail = await cli(['accounts', 'set-password', '--account', address.toUpperCase(), '--json'], 'piped password 2\n')
+    expect(byEmail.code).toBe(0)
+    expect(JSON.parse(byEmail.stdout)).toMatchObject({ account_id: id, email: address, password_set: true })
+    expect(await signedIn(trawl, session.cookie!)).toBe(false)
+    expect((await signIn(trawl, address, 'cli password 1')).status).toBe(401)
+    // The trailing newline of the pipe is not part of the password.
+    expect((await signIn(trawl, address, 'piped password 2')).status).toBe(200)
+
+    const [tooShort, empty, unknown] = await Promise.all([
+      cli(['accounts', 'set-password', '--account', id, '--password', 'short']),
+      cli(['accounts', 'set-password', '--account', id]),
+      cli(['accounts', 'set-password', '--account', 'nobody@example.test', '--password', 'long enough']),
+    ])
+    expect(tooShort).toMatchObject({ code: 2, stderr: expect.stringContaining('password must be at least 8 characters') })
+    expect(empty).toMatchObject({ code: 2, stderr: expect.stringContaining('no password') })
+    expect(unknown.code).not.toBe(0)
+    expect(unknown.stderr).toContain('no user has the email nobody@example.test')
+    expect((await signIn(trawl, address, 'piped password 2')).status).toBe(200)
+  })
+})
+
+describe('the signed-in user changes their password', () => {
+  test('the current password is required; other sessions are signed out, this one stays', async () => {
+    const address = email()
+    await trawl.account({ email: address, password: 'old password' })
+    const here = (await signIn(trawl, address, 'old password')).cookie!
+    const elsewhere = (await signIn(trawl, address, 'old password')).cookie!
+
+    const wrong = await api(trawl, 'POST', '/password', { current_password: 'not it at all', new_password: 'new password' }, here)
+    expect(wrong.status).toBe(403)
+    expect(((await wrong.json()) as { error: { message: string } }).error.message).toBe('current password is wrong')
+    // Nothing changed: both sessions live, the old password still signs in, the new one does not.
+    expect(await signedIn(trawl, here)).toBe(true)
+    expect(await signedIn(trawl, elsewhere)).toBe(true)
+    expect((await signIn(trawl, address, 'new password')).status).toBe(401)
+
+    const tooShort = await api(trawl, 'POST', '/password', { current_password: 'old password', new_password: 'short' }, here)
+    expect(tooShort.status).toBe(400)
+    const signedOut = await api(trawl, 'POST', '/password', { current_password: 'old password', new_password: 'new password' })
+    expect(signedOut.status).toBe(401)
+
+    const ok = await api(trawl, 'POST', '/password', { current_password: 'old password', new_password: 'new password' }, here)
+    expect(ok.status).toBe(204)
+    expect(await signedIn(trawl, here)).toBe(true)
+    expect(await signedIn(trawl, elsewhere)).toBe(false)
+    expect((await signIn(trawl, address, 'old password')).status).toBe(401)
+    expect((await signIn(trawl, address, 'new password')).status).toBe(200)
+  })
+})
+
+describe('self-service sign-up', () => {
+  test('off by default: 404, nothing created', async () => {
+    const address = email()
+    const res = await api(trawl, 'POST', '/signup', { email: address, password: 'a good password' })
+    expect(res.status).toBe(404)
+    expect((await signIn(trawl, address, 'a good password')).status).toBe(401)
+  })
+
+  test('TRAWL_SIGNUP=open: a free account with the free credits, signed in, with a working key; throttled like login', async () => {
+    const t = await startTrawl({ TRAWL_SIGNUP: 'open' })
+    try {
+      const address = email()
+      const res = await api(t, 'POST', '/signup', { email: address, password: 'a good password' })
+      expect(res.status).toBe(201)
+      const body = (await res.json()) as {
+        user: { email: string; role: string }
+        account: { id: string; plan: string; balance: number }
+        key: { secret: string }
+      }
+      expect(body).toMatchObject({ user: { email: address, role: 'owner' }, account: { plan: 'free', balance: 100 } })
+      const cookie = sessionCookie(res)!
+      expect(await signedIn(t, cookie)).toBe(true)
+      const account = await fetch(`${t.base}/v1/account`, { headers: { authorization: `Bearer ${body.key.secret}` } })
+      expect(await account.json()).toMatchObject({ plan: 'free', balance: 100 })
+      expect((await signIn(t, address, 'a good password')).status).toBe(200)
+
+      const [taken, short, badEmail] = await Promise.all([
+        api(t, 'POST', '/signup', { email: address, password: 'another password' }),
+        api(t, 'POST', '/signup', { email: email(), password: 'short' }),
+        api(t, 'POST', '/signup', { email: 'not-an-email', password: 'long enough' }),
+      ])
+      expect([taken.status, short.status, badEmail.status]).toEqual([400, 400, 400])
+
+      // 30 attempts per address per 15 minutes, as for sign-in: the 31st and later are 429.
+      const more = await Promise.all(Array.from({ length: 30 }, () => api(t, 'POST', '/signup', { email: email(), password: 'a good password' })))
+      const statuses = more.map((r) => r.status)
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
+      expect(statuses.filter((s) => s !== 429 && s !== 201)).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+})
