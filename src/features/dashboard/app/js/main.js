@@ -2,7 +2,7 @@
 import { KeysScreen } from './keys.js'
 import { APP, api, currentPath, html, navigate, onSignedOut, render, useCallback, useEffect, useState } from './lib.js'
 import { PlaygroundScreen } from './playground.js'
-import { ErrorNote, Loading } from './ui.js'
+import { ErrorNote, Loading, Modal } from './ui.js'
 import { UsageScreen } from './usage.js'
 import { WebhooksScreen } from './webhooks.js'
 import { WorkScreen } from './work.js'
@@ -68,8 +68,53 @@ function Login({ onSignedIn }) {
   </main>`
 }
 
+/** The signed-in user's own password: the current one required; the user's other sessions end. */
+function PasswordDialog({ onClose }) {
+  const [current, setCurrent] = useState('')
+  const [next, setNext] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState(null)
+  const [done, setDone] = useState(false)
+  const submit = async (e) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      await api('POST', '/v1/password', { current_password: current, new_password: next })
+      setDone(true)
+    } catch (err) {
+      setError(err)
+    } finally {
+      setBusy(false)
+    }
+  }
+  if (done)
+    return html`<${Modal} title="Password changed" onClose=${onClose}>
+      <div class="modal-body"><p>Your password was changed. Your other sessions were signed out; this one stays signed in.</p></div>
+      <footer class="modal-foot"><button type="button" class="primary" onClick=${onClose}>Done</button></footer>
+    <//>`
+  return html`<${Modal} title="Change password" onClose=${onClose}>
+    <form onSubmit=${submit}>
+      <label class="field">
+        <span>Current password</span>
+        <input type="password" name="current_password" autocomplete="current-password" required value=${current} onInput=${(e) => setCurrent(e.currentTarget.value)} />
+      </label>
+      <label class="field">
+        <span>New password (8 to 256 characters)</span>
+        <input type="password" name="new_password" autocomplete="new-password" required minlength="8" maxlength="256" value=${next} onInput=${(e) => setNext(e.currentTarget.value)} />
+      </label>
+      <${ErrorNote} error=${error} />
+      <footer class="modal-foot">
+        <button type="button" onClick=${onClose}>Cancel</button>
+        <button type="submit" class="primary" disabled=${busy}>${busy ? 'Changing…' : 'Change password'}</button>
+      </footer>
+    </form>
+  <//>`
+}
+
 function Layout({ session, screens, active, onSignOut, children }) {
   const { user } = session
+  const [changing, setChanging] = useState(false)
   return html`<div class="shell">
     <header class="top">
       <div class="brand"><span class="logo" aria-hidden="true"></span> Trawl</div>
@@ -79,9 +124,11 @@ function Layout({ session, screens, active, onSignOut, children }) {
       <div class="who">
         <span class="email" title=${user.email}>${user.email}</span>
         <span class=${`badge ${user.role === 'owner' ? 'info' : 'neutral'}`}>${user.role}</span>
+        <button type="button" class="ghost" onClick=${() => setChanging(true)}>Password</button>
         <button type="button" class="ghost" onClick=${onSignOut}>Sign out</button>
       </div>
     </header>
+    ${changing && html`<${PasswordDialog} onClose=${() => setChanging(false)} />`}
     <main class="content" id="main">${children}</main>
   </div>`
 }
