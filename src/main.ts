@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
@@ -7,11 +8,14 @@ import { jobKinds, startWorkers } from './jobs/workers.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
 import { warmUpFetch } from './net/warm-up.ts'
 import { openServices } from './services.ts'
+import { startupBanner, terminalLogStream } from './startup-banner.ts'
 
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const services = await openServices(config)
-  const app = await buildApp(services)
+  // At a terminal, readable lines (pino-pretty); else JSON lines for log collectors.
+  const terminal = process.stdout.isTTY === true
+  const app = await buildApp(services, { logStream: await terminalLogStream(terminal) })
   const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
     // Crawls go back to the queue and webhook attempts in flight finish before the store closes.
@@ -21,6 +25,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // The reader's code is compiled before the first request, not while the first pages wait (30 ms).
   await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
   const url = await app.listen({ host: config.host, port: config.port })
+  // Under `serve --processes N` only the first process shows it.
+  if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
   // Reader threads start now rather than at the first page, so that page is not read by cold code;
   // likewise the fetch path is compiled now, not by the first page or upstream request.
   services.reader.ready().catch((err) => app.log.warn({ err }, 'reader threads did not start; reading on the main thread'))
