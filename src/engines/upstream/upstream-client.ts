@@ -167,11 +167,14 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   }
 
   /**
-   * Why the browser cannot draw `url` here, or null: no browser, or (checked here, without starting
-   * one) a mapped upstream on a private address that the browser's guard would refuse.
+   * Why the browser cannot draw `url` here, or null: no browser, proxy pools configured (the
+   * browser would bypass them), or (checked without starting one) a mapped upstream on a private
+   * address that the browser's guard would refuse.
    */
   function browserRefusal(url: string): string | null {
     if (!options.browser?.available) return 'no browser on this server (TRAWL_BROWSER)'
+    // Engine traffic that must leave through proxies never leaves from the server's own address.
+    if (pools.enabled) return 'the browser does not go through proxy pools (TRAWL_PROXY_POOLS)'
     const target = mapUpstream(config.upstreamHosts, new URL(url))
     const mappedHost = stripBrackets(new URL(target.requestUrl).hostname)
     if (target.base && !config.allowPrivateNetwork && isIP(mappedHost) && !isPublicAddress(mappedHost)) {
