@@ -69,7 +69,7 @@ Account:
 Operator (the database of TRAWL_DATABASE_URL):
   serve | worker | migrate   run the server, the workers only, or the migrations
   mcp                        MCP tool server over stdio
-  accounts create|list|show
+  accounts create|list|show|set-password
   credits add
   keys create|list|rotate|revoke
 
