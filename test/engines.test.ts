@@ -313,8 +313,12 @@ describe('health and drift', () => {
     expect(google).toMatchObject({ state: 'drifting', primary: true })
     expect(google.layouts[0]).toMatchObject({ layout: 'search', state: 'drifting' })
     expect(google.layouts[0].unreadable_rate).toBeGreaterThan(0.5)
-    const health = await (await fetch(`${trawl.base}/healthz`)).json()
-    expect(health.status).toBe('ok')
+    // Drift never fails readiness: 200, `degraded` while every route of the primary is still cooling
+    // down (a 300 ms cool-down here, so either; test/engines-check.test.ts pins `degraded`).
+    const healthz = await fetch(`${trawl.base}/healthz`)
+    expect(healthz.status).toBe(200)
+    const health = await healthz.json()
+    expect(['ok', 'degraded']).toContain(health.status)
     expect(health.engines.drifting).toBe(1)
 
     hits.length = 0

@@ -75,9 +75,9 @@ describe('wikiLanguage', () => {
 })
 
 describe('wikipediaProvider', () => {
-  it('declares web search and autocomplete and no optional parameters', () => {
+  it('declares web search and autocomplete, and paging as its only optional parameter', () => {
     expect(wikipediaProvider.name).toBe('wikipedia')
-    expect(wikipediaProvider.capabilities).toEqual({ verticals: ['search', 'autocomplete'], params: [], siteOperator: false })
+    expect(wikipediaProvider.capabilities).toEqual({ verticals: ['search', 'autocomplete'], params: ['page'], siteOperator: false })
   })
 
   it('search fetches once with the Wikimedia block detector and parses on the right wiki', async () => {
