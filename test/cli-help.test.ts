@@ -44,7 +44,7 @@ describe('help and version', () => {
       expect(run.stdout.startsWith(`usage: trawl ${command.name}`)).toBe(true)
       for (const flag of Object.keys(command.flags)) expect(run.stdout, `${command.name} --${flag}`).toMatch(new RegExp(`--(\\[no-\\])?${flag}\\b`))
     })
-  }, 120_000)
+  }, 300_000 /* about 40 process starts: 15 s alone, minutes inside a loaded full run */)
 
   test('flags come from the endpoint schemas, and never shadow the shared ones', () => {
     for (const command of COMMANDS) {
