@@ -1,3 +1,4 @@
+import { ApiError } from '../errors.ts'
 import { sentParams } from './choice.ts'
 import { compileSiteOperators, keepDomains } from './domain-filter.ts'
 import type { EngineFetch, EngineParam, EngineWebSearch, Provider, SearchEngine, VerticalAnswer } from './engine.ts'
@@ -5,7 +6,7 @@ import type { ParsedSearchPage, SearchRequest, VerticalRequest } from './engine.
 import { type EngineHealth, routeLayout } from './health.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
-import { attemptsOf, codeOfAttempts, isUpstreamError, UpstreamError, upstreamErrorFor } from './upstream/upstream-error.ts'
+import { attemptsOf, codeOfAttempts, UpstreamError, upstreamErrorFor } from './upstream/upstream-error.ts'
 
 // Verticals whose items are ranked links under include_domains / exclude_domains and num / page.
 const LINK_VERTICALS = new Set<VerticalRequest['endpoint']>(['news', 'images', 'videos'])
@@ -59,10 +60,9 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       health.record(provider.name, layout, { outcome: 'ok', ms: ms(), quality })
       return page
     } catch (err) {
-      if (signal?.aborted) throw err
-      if (!isUpstreamError(err)) throw err
+      if (signal?.aborted || !isRouteFailure(err)) throw err
       // A route that fetched fine but could not read the page says so under its own name.
-      if (attempts.length === before || err.attempts.length === 0) {
+      if (attempts.length === before || attemptsOf(err).length === 0) {
         attempts.push({
           engine: provider.name,
           route: name,
@@ -119,7 +119,7 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
         try {
           page = await askRoute(route, req, attempts, signal)
         } catch (err) {
-          if (signal?.aborted) throw err
+          if (signal?.aborted || !isRouteFailure(err)) throw err
           continue // recorded in attempts and the route's health
         }
         // Result markup of which nothing was read: the next route may do better.
@@ -157,6 +157,11 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       })
     },
   }
+}
+
+/** A refusal, timeout or failure of the engine (the next route may do better); anything else is thrown as is. */
+function isRouteFailure(err: unknown): err is ApiError {
+  return err instanceof ApiError && (err.code === 'upstream_blocked' || err.code === 'upstream_timeout' || err.code === 'upstream_error')
 }
 
 /** Domain filters enforced and positions counted from the start of the whole list. */
