@@ -4,7 +4,7 @@ import { connectRedis } from './cache/redis.ts'
 import { CACHE_TTL_MS, databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
-import { createEngines, type Engines } from './engines/registry.ts'
+import { createEngines, type Engines, engineOptionsOf } from './engines/registry.ts'
 import { createUpstreamClient, type UpstreamClient } from './engines/upstream/upstream-client.ts'
 import type { RobotsCache } from './features/crawl/robots/robots.cache.ts'
 import { redisRobots } from './features/crawl/robots/robots.redis.ts'
@@ -56,12 +56,8 @@ export async function openServices(config: Config): Promise<Services> {
   const reader = createReaderPool(config.readerThreads)
   const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
   const engines = createEngines(upstream, {
+    ...engineOptionsOf(config),
     reviewsTokenSecret,
-    braveApiKey: config.braveApiKey,
-    searxngUrl: config.searxngUrl,
-    serperApiKey: config.serperApiKey,
-    cooldownMs: config.engineCooldownMs,
-    consensusDeadlineMs: config.upstreamTimeoutMs,
     share: redis ? redisHealthShare(redis, () => {}) : undefined,
   })
   // Other processes' engine health, read in the background so no search waits on Redis for it.

@@ -1,3 +1,4 @@
+import type { Config } from '../config.ts'
 import { bingProvider } from './bing/bing.provider.ts'
 import { braveProvider } from './brave/brave.provider.ts'
 import { duckduckgoProvider } from './duckduckgo/duckduckgo.provider.ts'
@@ -119,6 +120,17 @@ export class Engines {
 
   offering(vertical: EngineVerticalName): EngineName[] {
     return this.rows.filter((r) => r.engine.capabilities.verticals.includes(vertical)).map((r) => r.engine.name)
+  }
+}
+
+/** The engine options a deployment's Config sets; the caller adds the reviews secret and the health share. */
+export function engineOptionsOf(config: Pick<Config, 'braveApiKey' | 'searxngUrl' | 'serperApiKey' | 'engineCooldownMs' | 'upstreamTimeoutMs'>) {
+  return {
+    braveApiKey: config.braveApiKey,
+    searxngUrl: config.searxngUrl,
+    serperApiKey: config.serperApiKey,
+    cooldownMs: config.engineCooldownMs,
+    consensusDeadlineMs: config.upstreamTimeoutMs,
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../config.ts'
-import { createEngines } from '../../engines/registry.ts'
+import { createEngines, engineOptionsOf } from '../../engines/registry.ts'
 import { createUpstreamClient } from '../../engines/upstream/upstream-client.ts'
 import { createRenderer } from '../../net/browser/renderer.ts'
 import { type CheckResponse, checkEngines } from './engines.check.ts'
@@ -14,12 +14,7 @@ export async function checkEnginesHere(body: Parameters<typeof checkEngines>[1])
   const renderer = createRenderer(config)
   const upstream = createUpstreamClient(config, { browser: renderer })
   // Reviews page tokens are never minted by a check (reviews need a place id): any secret does.
-  const engines = createEngines(upstream, {
-    reviewsTokenSecret: randomBytes(32).toString('hex'),
-    braveApiKey: config.braveApiKey,
-    cooldownMs: config.engineCooldownMs,
-    consensusDeadlineMs: config.upstreamTimeoutMs,
-  })
+  const engines = createEngines(upstream, { ...engineOptionsOf(config), reviewsTokenSecret: randomBytes(32).toString('hex') })
   try {
     return await checkEngines(engines, body)
   } finally {
