@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { type FakeUpstream, fakeUpstream, fixture } from '../../../test/support/fake-upstream.ts'
-import { startTrawl, type Trawl } from '../../../test/support/start-trawl.ts'
+import { beforeEach, describe, expect, test } from 'vitest'
+import { engineSuite } from '../../../test/support/engine-suite.ts'
+import { fixture } from '../../../test/support/fake-upstream.ts'
 
 /**
  * Mojeek through the HTTP API, answered by a fake upstream on loopback: what reaches Mojeek (no
@@ -17,24 +17,12 @@ function answer(req: IncomingMessage, res: ServerResponse) {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(RESULTS)
 }
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let key: string
-beforeAll(async () => {
-  upstream = await fakeUpstream(answer)
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
-  key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })).key
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
+const suite = engineSuite(answer, { credits: 100 })
 beforeEach(() => {
   refuse = false
-  upstream.seen.length = 0
 })
 
-const get = (path: string) => fetch(`${trawl.base}${path}`, { headers: { authorization: `Bearer ${key}` } })
+const get = (path: string) => fetch(`${suite.trawl.base}${path}`, { headers: { authorization: `Bearer ${suite.account.key}` } })
 const balance = async () => ((await (await get('/v1/account')).json()) as { balance: number }).balance
 
 describe('engine=mojeek through the API', () => {
@@ -42,7 +30,7 @@ describe('engine=mojeek through the API', () => {
     const res = await get('/v1/search?q=javascript+tutorial&engine=mojeek&language=de&country=at')
     expect(res.status).toBe(200)
     expect((await res.json()).results.length).toBeGreaterThan(0)
-    const seen = upstream.seen.filter((s) => s.host === 'www.mojeek.com')
+    const seen = suite.upstream.seen.filter((s) => s.host === 'www.mojeek.com')
     expect(seen.length).toBeGreaterThan(0)
     for (const s of seen) {
       const params = new URL(s.url, 'https://www.mojeek.com').searchParams
