@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type FakeUpstream, fakeUpstream, fixture } from '../../../test/support/fake-upstream.ts'
-import { startTrawl, type Trawl } from '../../../test/support/start-trawl.ts'
+import { describe, expect, test } from 'vitest'
+import { engineSuite } from '../../../test/support/engine-suite.ts'
+import { fixture } from '../../../test/support/fake-upstream.ts'
 
 /**
  * Bing's local pack through the HTTP API: /v1/search with engine=bing answered by a fake Bing on
@@ -21,21 +21,10 @@ function answer(req: IncomingMessage, res: ServerResponse) {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(fixture(file))
 }
 
-let trawl: Trawl
-let upstream: FakeUpstream
-let key: string
-beforeAll(async () => {
-  upstream = await fakeUpstream(answer)
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}` })
-  key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })).key
-})
-afterAll(async () => {
-  await trawl.close()
-  await upstream.close()
-})
+const suite = engineSuite(answer, { credits: 100 })
 
 const search = async (q: string, extra = '') => {
-  const res = await fetch(`${trawl.base}/v1/search?q=${encodeURIComponent(q)}&engine=bing${extra}`, { headers: { authorization: `Bearer ${key}` } })
+  const res = await suite.get('/v1/search', `q=${encodeURIComponent(q)}&engine=bing${extra}`)
   return { status: res.status, body: (await res.json()) as Record<string, unknown> & { results: unknown[]; places: unknown } }
 }
 
