@@ -127,6 +127,8 @@ export function dashboardAppRoutes(app: FastifyInstance, services: Pick<Services
       .replaceAll('%APP%', escapeAttr(paths.app))
       .replaceAll('%API%', escapeAttr(paths.api))
       .replaceAll('%BASE%', escapeAttr(base))
+      // The sign-in screen offers sign-up only when POST {app}/api/v1/signup is open.
+      .replaceAll('%SIGNUP%', services.config.signupOpen ? 'open' : 'closed')
     return reply
       .header('cache-control', 'no-cache')
       .header('content-security-policy', csp)

@@ -1,12 +1,21 @@
 import { z } from 'zod'
+import type { LookupOutcome } from '../../billing/billed-lookup.ts'
+import { toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import { type AuthContext, authForKeyId } from '../../http/auth.ts'
 import { parseWith } from '../../http/parse-input.ts'
+import { assertRenderable } from '../../reader/render.read.ts'
 import type { AppDeps } from '../../services.ts'
 import { renderContextMarkdown } from '../context/context.markdown.ts'
 import { ContextParams } from '../context/context.schema.ts'
 import { normaliseContext, runContext } from '../context/context.service.ts'
-import type { LookupOutcome } from '../search/billed-lookup.ts'
+import { CrawlParams } from '../crawl/crawl.schema.ts'
+import { startCrawl } from '../crawl/crawl.service.ts'
+import { MapParams } from '../map/map.schema.ts'
+import { runMap } from '../map/map.service.ts'
+import { runExtract } from '../reading/extract.service.ts'
+import { ExtractParams, rejectSwappedUrlField, WebpageParams } from '../reading/reading.schema.ts'
+import { runWebpage } from '../reading/webpage.service.ts'
 import { MARKDOWN_VERTICALS, type OutputFormat, renderSearchResponse, type Vertical, validateOutputOptions } from '../search/output/output.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { normaliseSearch, runSearch } from '../search/search.service.ts'
@@ -25,10 +34,22 @@ import type { SessionUser } from './sessions.service.ts'
  * account's oldest key). No key is created behind the user's back.
  */
 
-/** The search verticals, and POST /v1/context (passages for a question). */
-export type PlaygroundEndpoint = Vertical | 'context'
+/** Page reading, site listing and crawls: their JSON bodies, run by the endpoints' own services. */
+type PageEndpoint = 'webpage' | 'extract' | 'map' | 'crawl'
 
-const PLAYGROUND_VERTICALS = ['search', 'context', ...Object.keys(VERTICAL_SPECS)] as PlaygroundEndpoint[]
+/** The search verticals, POST /v1/context (passages for a question), and the page endpoints. */
+export type PlaygroundEndpoint = Vertical | 'context' | PageEndpoint
+
+const PAGE_ENDPOINTS = {
+  webpage: { schema: WebpageParams, summary: 'Read one page', markdown: true },
+  extract: { schema: ExtractParams, summary: 'Read up to 20 pages', markdown: true },
+  map: { schema: MapParams, summary: 'List a site’s URLs', markdown: false },
+  crawl: { schema: CrawlParams, summary: 'Crawl a site (runs in the background)', markdown: false },
+} as const
+
+const isPageEndpoint = (name: string): name is PageEndpoint => Object.hasOwn(PAGE_ENDPOINTS, name)
+
+const PLAYGROUND_VERTICALS = ['search', 'context', ...Object.keys(VERTICAL_SPECS), ...Object.keys(PAGE_ENDPOINTS)] as PlaygroundEndpoint[]
 
 export const isPlaygroundVertical = (name: string): name is PlaygroundEndpoint => (PLAYGROUND_VERTICALS as string[]).includes(name)
 
@@ -59,14 +80,28 @@ export async function playgroundAuth(store: AppDeps['store'], user: SessionUser,
 /** The verticals and their parameters (JSON Schema, from the same zod schemas the API validates with). */
 export function playgroundVerticals() {
   const schemaOf = (name: PlaygroundEndpoint) =>
-    name === 'search' ? SearchParams : name === 'context' ? ContextParams : VERTICAL_SPECS[name as VerticalName].schema
+    name === 'search'
+      ? SearchParams
+      : name === 'context'
+        ? ContextParams
+        : isPageEndpoint(name)
+          ? PAGE_ENDPOINTS[name].schema
+          : VERTICAL_SPECS[name as VerticalName].schema
+  const summaryOf = (name: PlaygroundEndpoint) =>
+    name === 'search'
+      ? 'Web search'
+      : name === 'context'
+        ? 'Passages that answer a question'
+        : isPageEndpoint(name)
+          ? PAGE_ENDPOINTS[name].summary
+          : VERTICAL_SPECS[name as VerticalName].summary
   return PLAYGROUND_VERTICALS.map((name) => {
     const json = z.toJSONSchema(schemaOf(name), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] }
     return {
       name,
       path: `/v1/${name}`,
-      summary: name === 'search' ? 'Web search' : name === 'context' ? 'Passages that answer a question' : VERTICAL_SPECS[name as VerticalName].summary,
-      markdown: name === 'context' || MARKDOWN_VERTICALS.has(name),
+      summary: summaryOf(name),
+      markdown: name === 'context' || (isPageEndpoint(name) ? PAGE_ENDPOINTS[name].markdown : MARKDOWN_VERTICALS.has(name)),
       params: json.properties ?? {},
       required: json.required ?? [],
     }
@@ -98,6 +133,7 @@ export async function runPlayground(
     const outcome = await runContext(deps, auth, normaliseContext(p, auth), requestId)
     return { auth, outcome, json: outcome.body, markdown: renderContextMarkdown(outcome.body) }
   }
+  if (isPageEndpoint(vertical)) return { auth, ...(await runPageEndpoint(deps, auth, vertical, params, requestId)) }
   const explain = explainParamElsewhere(`/v1/${vertical}`)
   let outcome: LookupOutcome<object>
   let format: OutputFormat
@@ -123,4 +159,41 @@ export async function runPlayground(
   const jsonText = renderSearchResponse(vertical, body, { format: format === 'markdown' ? 'json' : format, fields }).payload
   const markdown = MARKDOWN_VERTICALS.has(vertical) ? renderSearchResponse(vertical, body, { format: 'markdown' }).payload : null
   return { auth, outcome, json: JSON.parse(jsonText) as unknown, markdown } satisfies PlaygroundRun
+}
+
+/** The page's content as Markdown when it was read as Markdown (format=markdown, the default). */
+const pageMarkdown = (page: { url: string; title: string | null; markdown?: string }) =>
+  page.markdown == null ? null : `<!-- ${page.url} -->\n${page.title ? `# ${page.title}\n\n` : ''}${page.markdown}`
+
+/**
+ * POST /v1/webpage, /v1/extract, /v1/map and /v1/crawl as their routes run them: the same parsing,
+ * rate limit, services and billing. A crawl is only started here (its `limit` reserved, as the API
+ * does); the app follows it through GET {app}/api/v1/crawls/{id}.
+ */
+async function runPageEndpoint(deps: AppDeps, auth: AuthContext, endpoint: PageEndpoint, params: unknown, requestId: string) {
+  if (endpoint === 'webpage' || endpoint === 'extract') rejectSwappedUrlField(params, endpoint)
+  if (endpoint === 'webpage') {
+    const p = parseWith(WebpageParams, params)
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    const outcome = await runWebpage(deps, auth, p, requestId)
+    return { outcome, json: outcome.body as unknown, markdown: pageMarkdown(outcome.body) }
+  }
+  if (endpoint === 'extract') {
+    const p = parseWith(ExtractParams, params)
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    const outcome = await runExtract(deps, auth, p, requestId)
+    const pages = outcome.body.results.map(pageMarkdown).filter((m) => m != null)
+    return { outcome, json: outcome.body as unknown, markdown: pages.length ? pages.join('\n\n---\n\n') : null }
+  }
+  if (endpoint === 'map') {
+    const p = parseWith(MapParams, params)
+    await deps.limiter.consume(auth.keyId, auth.rps)
+    const outcome = await runMap(deps, auth, p, requestId)
+    return { outcome: { ...outcome, cacheHit: false }, json: outcome.body as unknown, markdown: null }
+  }
+  const p = parseWith(CrawlParams, params)
+  assertRenderable(deps.renderer, p.render)
+  await deps.limiter.consume(auth.keyId, auth.rps)
+  const { task, balanceMc } = await startCrawl(deps.store, auth, p, requestId)
+  return { outcome: { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false }, json: task as unknown, markdown: null }
 }

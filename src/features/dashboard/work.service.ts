@@ -2,13 +2,14 @@ import { ApiError } from '../../errors.ts'
 import { type AuthContext, authForKeyId } from '../../http/auth.ts'
 import type { AppDeps } from '../../services.ts'
 import type { Store } from '../../store/database.ts'
+import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import { getBatchJob, toBatchJobView } from '../batches/batches.service.ts'
 import { cancelCrawl, getCrawl } from '../crawl/crawl.service.ts'
+import { findCrawl } from '../crawl/crawl.store.ts'
 import { toCrawlView } from '../crawl/crawl.view.ts'
 import { engineStatuses } from '../engines/engines.service.ts'
 import { listAccountMonitors, monitorRuns, patchMonitor, runMonitorNow } from '../monitors/monitors.service.ts'
 import { findMonitor } from '../monitors/monitors.store.ts'
-import { webhookDeliveryStatus } from '../webhooks/webhooks.service.ts'
 import { recentBatchJobs, recentCrawls } from './dashboard.store.ts'
 import { playgroundAuth } from './playground.service.ts'
 import type { SessionUser } from './sessions.service.ts'
@@ -31,7 +32,12 @@ export async function listCrawls(store: Store, user: SessionUser, limit: number)
   return { crawls }
 }
 
-export const crawlDetail = (store: Store, user: SessionUser, id: string) => getCrawl(store, user.accountId, id)
+/** The crawl as GET /v1/crawl/{id} answers it, plus its start `url` (the result has it only once ended). */
+export async function crawlDetail(store: Store, user: SessionUser, id: string) {
+  const view = await getCrawl(store, user.accountId, id)
+  const row = await findCrawl(store.db, user.accountId, id)
+  return { ...view, url: row ? ((JSON.parse(row.request) as { url?: string }).url ?? null) : null }
+}
 export const cancelCrawlFor = (store: Store, user: SessionUser, id: string) => cancelCrawl(store, user.accountId, id)
 
 export async function listBatchJobs(store: Store, baseUrl: string, user: SessionUser, limit: number) {

@@ -44,7 +44,8 @@ export function StackedBars({ days, series, title }) {
   const H = narrow ? 220 : 240
   const every = narrow ? 10 : 5
   const left = 48
-  const right = 8
+  // Room for half of the last day's label, centred under the last bar (its "MM-DD" is about 30 px wide).
+  const right = 20
   const top = 12
   const bottom = 28
   const plotW = W - left - right

@@ -13,6 +13,8 @@ const data = document.body.dataset
 export const APP = data.app ?? ''
 export const API = data.api ?? '/api'
 export const BASE = data.base ?? location.origin
+/** Whether this server lets anyone create an account (TRAWL_SIGNUP=open): the sign-in screen then offers it. */
+export const SIGNUP_OPEN = data.signup === 'open'
 
 /** An error answer of the dashboard API: status, the envelope's code and message. */
 export class ApiFailure extends Error {

@@ -1,8 +1,8 @@
 // The dashboard app: session, layout, client-side routing between the screens.
 import { KeysScreen } from './keys.js'
-import { APP, api, currentPath, html, navigate, onSignedOut, render, useCallback, useEffect, useState } from './lib.js'
+import { APP, api, currentPath, html, navigate, onSignedOut, render, SIGNUP_OPEN, useCallback, useEffect, useState } from './lib.js'
 import { PlaygroundScreen } from './playground.js'
-import { ErrorNote, Loading, Modal } from './ui.js'
+import { ErrorNote, Loading, Modal, SecretReveal } from './ui.js'
 import { UsageScreen } from './usage.js'
 import { WebhooksScreen } from './webhooks.js'
 import { WorkScreen } from './work.js'
@@ -25,16 +25,28 @@ function Link({ to, children, current }) {
   return html`<a href=${APP + to} onClick=${go} aria-current=${current ? 'page' : undefined}>${children}</a>`
 }
 
+/**
+ * Sign in, or (only when the server has TRAWL_SIGNUP=open) create an account: the free plan, its
+ * owner signed in, and its first API key, whose secret is shown once before the dashboard opens.
+ */
 function Login({ onSignedIn }) {
+  const [mode, setMode] = useState('signin')
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState(null)
+  const [created, setCreated] = useState(null)
+  const signingUp = mode === 'signup'
   const submit = async (e) => {
     e.preventDefault()
     setBusy(true)
     setError(null)
     try {
+      if (signingUp) {
+        setCreated(await api('POST', '/v1/signup', { email, password }))
+        setBusy(false)
+        return
+      }
       await api('POST', '/v1/login', { email, password })
       await onSignedIn()
     } catch (err) {
@@ -42,28 +54,52 @@ function Login({ onSignedIn }) {
       setBusy(false)
     }
   }
+  const switchTo = (next) => {
+    setMode(next)
+    setError(null)
+  }
+  if (created)
+    return html`<main class="login">
+      <${SecretReveal} title="Your account is ready" secret=${created.key.secret} onDone=${onSignedIn}>
+        <p data-testid="signup-summary">
+          ${`This is your first API key, "${created.key.name}". Your account is on the ${created.account.plan} plan with ${created.account.balance} credits.`}
+        </p>
+      <//>
+    </main>`
   return html`<main class="login">
     <form class="card login-card" onSubmit=${submit} aria-labelledby="login-title">
       <div class="brand big"><span class="logo" aria-hidden="true"></span> Trawl</div>
-      <h1 id="login-title">Sign in to your dashboard</h1>
+      <h1 id="login-title">${signingUp ? 'Create your account' : 'Sign in to your dashboard'}</h1>
       <label class="field">
         <span>Email</span>
-        <input type="email" name="email" autocomplete="username" required value=${email} onInput=${(e) => setEmail(e.currentTarget.value)} />
+        <input type="email" name="email" autocomplete=${signingUp ? 'email' : 'username'} required value=${email} onInput=${(e) => setEmail(e.currentTarget.value)} />
       </label>
       <label class="field">
-        <span>Password</span>
+        <span>${signingUp ? 'Password (8 to 256 characters)' : 'Password'}</span>
         <input
           type="password"
           name="password"
-          autocomplete="current-password"
+          autocomplete=${signingUp ? 'new-password' : 'current-password'}
           required
+          minlength=${signingUp ? 8 : undefined}
+          maxlength=${signingUp ? 256 : undefined}
           value=${password}
           onInput=${(e) => setPassword(e.currentTarget.value)}
         />
       </label>
       <${ErrorNote} error=${error} />
-      <button type="submit" class="primary block" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
-      <p class="hint">Accounts are created by the operator (<code>trawl accounts create</code>).</p>
+      ${
+        signingUp
+          ? html`<button type="submit" class="primary block" disabled=${busy}>${busy ? 'Creating…' : 'Create account'}</button>`
+          : html`<button type="submit" class="primary block" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>`
+      }
+      ${
+        !SIGNUP_OPEN
+          ? html`<p class="hint">Accounts are created by the operator (<code>trawl accounts create</code>).</p>`
+          : signingUp
+            ? html`<p class="switch-form">Have an account? <button type="button" class="link" onClick=${() => switchTo('signin')}>Sign in</button></p>`
+            : html`<p class="switch-form">New here? <button type="button" class="link" onClick=${() => switchTo('signup')}>Create an account</button></p>`
+      }
     </form>
   </main>`
 }

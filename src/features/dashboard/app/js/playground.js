@@ -1,5 +1,7 @@
-// Playground: any vertical with its parameters, billed on one of your keys; JSON and Markdown side
-// by side, what it cost, and the same request as curl, JavaScript and Python.
+// Playground: any vertical, page reading (webpage, extract), map and crawl with their parameters,
+// billed on one of your keys; JSON and Markdown side by side (a crawl: its live progress, then its
+// pages), what it cost, and the same request as curl, JavaScript and Python.
+import { CrawlView } from './crawl.js'
 import { api, BASE, credits, html, useLoad, useMemo, useState } from './lib.js'
 import { CopyButton, ErrorNote, Loading } from './ui.js'
 
@@ -71,16 +73,28 @@ function pyLiteral(v, indent = '    ') {
   return JSON.stringify(v)
 }
 
+/** A crawl answers 202 with its task: the snippet goes on to poll it (GET /v1/crawl/{id}) until it ends. */
+const CRAWL = '/v1/crawl'
+
 export function snippets(path, params) {
   const url = `${BASE}${path}`
   const body = JSON.stringify(params)
   const pretty = JSON.stringify(params, null, 2).replace(/\n/g, '\n  ')
+  const crawl = path === CRAWL
   return {
     curl: [
       `curl -X POST ${shellQuote(url)} \\`,
       `  -H "Authorization: Bearer $TRAWL_API_KEY" \\`,
       `  -H 'Content-Type: application/json' \\`,
       `  -d ${shellQuote(body)}`,
+      ...(crawl
+        ? [
+            '',
+            '# The answer is the crawl task: set CRAWL_ID to its id, then poll until its status is completed, failed or canceled',
+            `curl ${shellQuote(`${url}/`)}"$CRAWL_ID" \\`,
+            `  -H "Authorization: Bearer $TRAWL_API_KEY"`,
+          ]
+        : []),
     ].join('\n'),
     javascript: [
       `const res = await fetch(${JSON.stringify(url)}, {`,
@@ -94,10 +108,19 @@ export function snippets(path, params) {
       '})',
       'if (!res.ok) throw new Error((await res.json()).error.message)',
       `console.log('credits used:', res.headers.get('x-credits-used'))`,
-      'console.log(await res.json())',
+      ...(crawl
+        ? [
+            'let task = await res.json()',
+            `while (task.status === 'queued' || task.status === 'running') {`,
+            '  await new Promise((r) => setTimeout(r, 2000))',
+            `  task = await (await fetch(\`${url}/\${task.id}\`, { headers: { Authorization: \`Bearer \${process.env.TRAWL_API_KEY}\` } })).json()`,
+            '}',
+            'console.log(task.result)',
+          ]
+        : ['console.log(await res.json())']),
     ].join('\n'),
     python: [
-      'import os',
+      crawl ? 'import os\nimport time' : 'import os',
       '',
       'import requests',
       '',
@@ -109,12 +132,23 @@ export function snippets(path, params) {
       ')',
       'res.raise_for_status()',
       'print("credits used:", res.headers["X-Credits-Used"])',
-      'print(res.json())',
+      ...(crawl
+        ? [
+            'task = res.json()',
+            'while task["status"] in ("queued", "running"):',
+            '    time.sleep(2)',
+            `    task = requests.get(${JSON.stringify(`${url}/`)} + task["id"], headers={"Authorization": f"Bearer {os.environ['TRAWL_API_KEY']}"}, timeout=60).json()`,
+            'print(task["result"])',
+          ]
+        : ['print(res.json())']),
     ].join('\n'),
   }
 }
 
-const FIRST = ['q', 'url', 'place_id']
+const FIRST = ['q', 'url', 'urls', 'place_id']
+
+/** The picker's label: the key's name and the start of its secret, as the keys table shows it. */
+export const keyLabel = (k) => `${k.name} · ${k.prefix}…`
 
 export function PlaygroundScreen() {
   const meta = useLoad(() => api('GET', '/v1/playground'))
@@ -181,7 +215,7 @@ export function PlaygroundScreen() {
         <label class="field">
           <span>Billed on key</span>
           <select name="key" value=${keyId} onChange=${(e) => setKeyId(e.currentTarget.value)}>
-            ${keys.map((k, i) => html`<option key=${k.id} value=${i === 0 ? '' : k.id}>${k.name} (${k.prefix}…)${i === 0 ? ' · default' : ''}</option>`)}
+            ${keys.map((k, i) => html`<option key=${k.id} value=${i === 0 ? '' : k.id}>${keyLabel(k)}</option>`)}
           </select>
         </label>
       </div>
@@ -204,21 +238,30 @@ export function PlaygroundScreen() {
         <div class="card-head">
           <h2 id="pg-result">Result</h2>
           <p class="summary" data-testid="pg-summary">
-            <strong data-testid="credits-used">${credits(result.credits_used)} credit${result.credits_used === 1 ? '' : 's'}</strong>
+            <strong data-testid="credits-used">${credits(result.credits_used)} credit${result.credits_used === 1 ? '' : 's'}${result.path === CRAWL ? ' reserved' : ''}</strong>
+            ${result.path === CRAWL && ' (the pages it does not read are refunded when it ends)'}
             ${` · ${result.cache === 'HIT' ? 'cache hit' : 'live'} · ${result.ms} ms · balance ${credits(result.credits_remaining)} · key ${keyName(result.key_id)} · `}
             <code class="small">${result.request_id}</code>
           </p>
         </div>
-        <div class="panes">
-          <div class="pane">
-            <div class="pane-head"><h3>JSON</h3><${CopyButton} text=${JSON.stringify(result.json, null, 2)} /></div>
-            <pre data-testid="json-output">${JSON.stringify(result.json, null, 2)}</pre>
-          </div>
-          <div class="pane">
-            <div class="pane-head"><h3>Markdown</h3>${result.markdown != null && html`<${CopyButton} text=${result.markdown} />`}</div>
-            <pre data-testid="markdown-output">${result.markdown ?? `${result.path} answers JSON only.`}</pre>
-          </div>
-        </div>
+        ${
+          result.path === CRAWL
+            ? html`<div class="crawl-run"><${CrawlView} id=${result.json.id} headingLevel=${3} /></div>
+                <details class="more">
+                  <summary>The task as POST /v1/crawl answered it</summary>
+                  <pre data-testid="json-output">${JSON.stringify(result.json, null, 2)}</pre>
+                </details>`
+            : html`<div class="panes">
+                <div class="pane">
+                  <div class="pane-head"><h3>JSON</h3><${CopyButton} text=${JSON.stringify(result.json, null, 2)} /></div>
+                  <pre data-testid="json-output">${JSON.stringify(result.json, null, 2)}</pre>
+                </div>
+                <div class="pane">
+                  <div class="pane-head"><h3>Markdown</h3>${result.markdown != null && html`<${CopyButton} text=${result.markdown} />`}</div>
+                  <pre data-testid="markdown-output">${result.markdown ?? `${result.path} answers JSON only.`}</pre>
+                </div>
+              </div>`
+        }
       </section>`
     }
     <section class="card" aria-labelledby="pg-code">

@@ -5,17 +5,26 @@ import { ErrorNote, Loading, Stat } from './ui.js'
 
 const KIND_LABEL = { purchase: 'Credits added', reserve: 'Debit', charge: 'Debit', refund: 'Refund' }
 
+/** Ledger rows per page: 10 entries stay about one phone screen tall. */
+export const LEDGER_PAGE = 10
+
 function Ledger() {
-  const [pages, setPages] = useState([])
-  const [next, setNext] = useState(undefined)
+  // The cursor (`before`) of every page seen so far: Previous goes back without asking the server for a reverse order.
+  const [cursors, setCursors] = useState([undefined])
+  const [index, setIndex] = useState(0)
+  const [entries, setEntries] = useState(null)
+  const [next, setNext] = useState(null)
   const [error, setError] = useState(null)
   const [busy, setBusy] = useState(false)
-  const load = async (before) => {
+  const load = async (at, list = cursors) => {
     setBusy(true)
     try {
-      const page = await api('GET', `/v1/ledger?limit=25${before ? `&before=${before}` : ''}`)
-      setPages((p) => (before ? [...p, ...page.entries] : page.entries))
+      const before = list[at]
+      const page = await api('GET', `/v1/ledger?limit=${LEDGER_PAGE}${before ? `&before=${before}` : ''}`)
+      setEntries(page.entries)
       setNext(page.next_before)
+      setIndex(at)
+      setCursors(page.next_before ? [...list.slice(0, at + 1), page.next_before] : list.slice(0, at + 1))
       setError(null)
     } catch (e) {
       setError(e)
@@ -23,25 +32,26 @@ function Ledger() {
     setBusy(false)
   }
   useEffect(() => {
-    load()
+    load(0)
   }, [])
+  const first = index * LEDGER_PAGE + 1
   return html`<section class="card" aria-labelledby="ledger-title">
     <div class="card-head">
-      <h2 id="ledger-title">Recent ledger</h2>
-      <button type="button" class="ghost" onClick=${() => load()} disabled=${busy}>Refresh</button>
+      <h2 id="ledger-title">Ledger</h2>
+      <button type="button" class="ghost" onClick=${() => load(0, [undefined])} disabled=${busy}>Refresh</button>
     </div>
     <p class="hint">Each call holds its price, then refunds what it did not deliver: failed and empty calls net to zero.</p>
     <${ErrorNote} error=${error} />
-    ${next === undefined && !error && html`<${Loading} />`}
+    ${entries === null && !error && html`<${Loading} />`}
     ${
-      pages.length > 0 &&
+      entries?.length > 0 &&
       html`<div class="table-wrap">
-        <table class="cards" data-testid="ledger-table">
+        <table class="cards ledger" data-testid="ledger-table">
           <thead>
             <tr><th>Time</th><th>Kind</th><th class="num">Credits</th><th class="num">Balance after</th><th>Endpoint</th><th>Key</th><th>Request</th></tr>
           </thead>
           <tbody>
-            ${pages.map(
+            ${entries.map(
               (e) => html`<tr key=${e.id}>
                 <td data-label="Time">${when(e.created_at)}</td>
                 <td data-label="Kind">${KIND_LABEL[e.kind] ?? e.kind}</td>
@@ -56,8 +66,15 @@ function Ledger() {
         </table>
       </div>`
     }
-    ${next === null && pages.length === 0 && html`<p class="empty">No ledger entries yet.</p>`}
-    ${next && html`<button type="button" onClick=${() => load(next)} disabled=${busy}>Load more</button>`}
+    ${entries?.length === 0 && index === 0 && html`<p class="empty">No ledger entries yet.</p>`}
+    ${
+      (index > 0 || next) &&
+      html`<nav class="pager" aria-label="Ledger pages">
+        <button type="button" onClick=${() => load(index - 1)} disabled=${busy || index === 0}>Previous</button>
+        <span class="small muted" data-testid="ledger-range" aria-live="polite">Entries ${first}–${first + (entries?.length ?? 1) - 1}</span>
+        <button type="button" onClick=${() => load(index + 1)} disabled=${busy || !next}>Next</button>
+      </nav>`
+    }
   </section>`
 }
 

@@ -1,5 +1,6 @@
 // Work: engine health, crawls (live progress), batch jobs, monitors (pause/resume, run history).
-import { api, credits, html, useEffect, useLoad, useState, when } from './lib.js'
+import { CrawlView, Progress, usePoll } from './crawl.js'
+import { APP, api, credits, html, navigate, useLoad, useState, when } from './lib.js'
 import { Badge, ErrorNote, Loading } from './ui.js'
 
 const TONE = {
@@ -22,15 +23,6 @@ const TONE = {
   webhook_failed: 'bad',
 }
 const active = (s) => s === 'queued' || s === 'running'
-
-/** Polls `reload` every `ms` while `busy` is true (live progress). */
-function usePoll(busy, reload, ms) {
-  useEffect(() => {
-    if (!busy) return undefined
-    const timer = setInterval(reload, ms)
-    return () => clearInterval(timer)
-  }, [busy, reload, ms])
-}
 
 function Engines() {
   const list = useLoad(() => api('GET', '/v1/engines'))
@@ -72,15 +64,34 @@ function Route({ route }) {
   return html`<span class="route" title=${title}>${route.name} <${Badge} tone=${TONE[state]}>${state}<//> </span>`
 }
 
-function Progress({ done, limit }) {
-  const pct = limit > 0 ? Math.min(100, Math.round((done / limit) * 100)) : 0
-  return html`<div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax=${limit} aria-valuenow=${done}>
-    <svg viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true">
-      <rect width="100" height="6" rx="3" class="progress-track" />
-      <rect width=${pct} height="6" rx="3" class="progress-fill" />
-    </svg>
-    <span class="small">${done} / ${limit} pages</span>
-  </div>`
+/** A link to one crawl's screen, opened inside the app. */
+function CrawlLink({ id, button = false, children }) {
+  const to = `/work/crawls/${encodeURIComponent(id)}`
+  const go = (e) => {
+    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return
+    e.preventDefault()
+    navigate(to)
+  }
+  return html`<a href=${APP + to} class=${button ? 'button' : undefined} onClick=${go}>${children}</a>`
+}
+
+/** /work/crawls/<id>: one crawl, its progress and its pages. */
+function CrawlScreen({ id }) {
+  return html`<section class="screen" aria-labelledby="crawl-title">
+    <div class="screen-head">
+      <h1 id="crawl-title">Crawl</h1>
+      <a
+        href=${`${APP}/work`}
+        class="button"
+        onClick=${(e) => {
+          e.preventDefault()
+          navigate('/work')
+        }}
+        >Back to work</a
+      >
+    </div>
+    <section class="card"><${CrawlView} id=${id} /></section>
+  </section>`
 }
 
 function Crawls() {
@@ -117,12 +128,15 @@ function Crawls() {
           <tbody>
             ${crawls.map(
               (c) => html`<tr key=${c.id}>
-                <td data-label="Start URL" class="wrap">${c.url ?? c.id}</td>
+                <td data-label="Start URL" class="wrap url"><${CrawlLink} id=${c.id}>${c.url ?? c.id}<//></td>
                 <td data-label="Status"><${Badge} tone=${TONE[c.status]}>${c.status}<//></td>
                 <td data-label="Progress"><${Progress} done=${c.progress.pages_done} limit=${c.progress.limit} /></td>
                 <td data-label="Credits" class="num">${credits(c.credits_used)} of ${credits(c.credits_reserved)}</td>
                 <td data-label="Created">${when(c.created_at)}</td>
-                <td class="actions">${active(c.status) && html`<button type="button" class="danger-text" onClick=${() => cancel(c.id)}>Cancel</button>`}</td>
+                <td class="actions">
+                  <${CrawlLink} id=${c.id} button=${true}>Open<//>
+                  ${active(c.status) && html`<button type="button" class="danger-text" onClick=${() => cancel(c.id)}>Cancel</button>`}
+                </td>
               </tr>`,
             )}
           </tbody>
@@ -245,8 +259,10 @@ function Monitors() {
   </section>`
 }
 
-export function WorkScreen({ session }) {
+export function WorkScreen({ session, path }) {
   const f = session.features ?? {}
+  const crawl = /^\/work\/crawls\/([^/]+)$/.exec(path ?? '')
+  if (crawl && f.crawls) return html`<${CrawlScreen} id=${decodeURIComponent(crawl[1])} />`
   return html`<section class="screen" aria-labelledby="work-title">
     <div class="screen-head"><h1 id="work-title">Work</h1></div>
     <p class="lede">Background work of the account: crawls and batch jobs of the last 24 hours, monitors, and the search providers' health.</p>
