@@ -24,7 +24,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
-import { readDocument } from '../src/features/reading/reader.service.ts'
+import { readDocument } from '../src/reader/reader.service.ts'
 import { countTokens, trimToTokens } from '../src/text/tokens.ts'
 import { fakeUpstream } from '../test/support/fake-upstream.ts'
 import { loadArticleBenchmark } from './reader/corpora.ts'

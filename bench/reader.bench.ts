@@ -6,8 +6,8 @@
  */
 import { appendFileSync } from 'node:fs'
 import { parseDocument } from 'htmlparser2'
-import { writeMarkdown } from '../src/features/reading/markdown.convert.ts'
-import { readDocument } from '../src/features/reading/reader.service.ts'
+import { writeMarkdown } from '../src/reader/markdown.convert.ts'
+import { readDocument } from '../src/reader/reader.service.ts'
 import { readWithReadability } from './reader/baseline.ts'
 import { loadArticleBenchmark, loadReadabilityPages, loadTrafilaturaEval } from './reader/corpora.ts'
 import {

@@ -10,7 +10,6 @@
  * (shared pages counted once per process) and PSS (shared pages divided among their users).
  */
 
-import { readDocument } from '../src/features/reading/reader.service.ts'
 import { allowAll } from '../src/net/address-policy.ts'
 import { treeMemory } from '../src/net/browser/process-memory.ts'
 import { Renderer } from '../src/net/browser/renderer.ts'
@@ -18,6 +17,7 @@ import { safeFetch } from '../src/net/safe-fetch.ts'
 import { CHROMIUM_PATH } from '../test/support/browser.ts'
 import { startSpaSite } from '../test/support/spa-site.ts'
 
+import { readDocument } from '../src/reader/reader.service.ts'
 const args = process.argv.slice(2)
 const arg = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback)
 const PAGES = arg('--pages', 1000)

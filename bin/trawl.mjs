@@ -33,7 +33,7 @@ async function buildBundle() {
       format: 'cjs',
       stdin: {
         contents: "module.exports = require('./reader.worker.ts').readOnThread",
-        resolveDir: fileURLToPath(new URL('src/features/reading/', root)),
+        resolveDir: fileURLToPath(new URL('src/reader/', root)),
         sourcefile: 'reader-thread.cjs',
       },
     }),

@@ -20,5 +20,5 @@ interface BundleInfo {
  */
 export function readerWorkerFile(): URL {
   const bundle = (globalThis as { trawlBundle?: BundleInfo }).trawlBundle
-  return bundle ? new URL(bundle.readerWorker) : srcFile('features/reading/reader.worker.cjs')
+  return bundle ? new URL(bundle.readerWorker) : srcFile('reader/reader.worker.cjs')
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
+import { readWebhookSecret } from '../src/webhooks/webhooks.service.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 let trawl: Trawl

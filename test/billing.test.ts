@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { charge, type Payer, refundStaleReservations, reserve, STALE_RESERVATION_MS, settle } from '../src/features/credits/credits.service.ts'
+import { charge, type Payer, refundStaleReservations, reserve, STALE_RESERVATION_MS, settle } from '../src/billing/credits.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'

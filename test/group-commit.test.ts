@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { charge, type Payer, reserve, settle } from '../src/billing/credits.ts'
 import { ApiError } from '../src/errors.ts'
-import { charge, type Payer, reserve, settle } from '../src/features/credits/credits.service.ts'
 import type { GroupCommit } from '../src/store/group-commit.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { rankHighlights } from '../src/features/reading/highlights.rank.ts'
+import { rankHighlights } from '../src/reader/highlights.rank.ts'
 import { countTokens } from '../src/text/tokens.ts'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type LocalSite, startLocalSite, startTunnelProxy, type TunnelProxy } from './support/reading-site.ts'

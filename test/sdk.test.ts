@@ -33,9 +33,9 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../packages/sdk/src/index.ts'
-import { newWebhookSecret } from '../src/features/accounts/secrets.ts'
-import { webhookHeaders } from '../src/features/webhooks/webhook.sign.ts'
-import { readWebhookSecret } from '../src/features/webhooks/webhooks.service.ts'
+import { newWebhookSecret } from '../src/security/secrets.ts'
+import { webhookHeaders } from '../src/webhooks/webhook.sign.ts'
+import { readWebhookSecret } from '../src/webhooks/webhooks.service.ts'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { enqueueWebhook, getWebhookDelivery } from '../src/features/webhooks/webhooks.service.ts'
-import { startWebhookWorker } from '../src/features/webhooks/webhooks.worker.ts'
+import { enqueueWebhook, getWebhookDelivery } from '../src/webhooks/webhooks.service.ts'
+import { startWebhookWorker } from '../src/webhooks/webhooks.worker.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 import { startReceiver, verifyStandardSignature, verifyTrawlSignature, waitFor } from './support/webhook-receiver.ts'
 

@@ -4,8 +4,8 @@
  * aeb/rtp: gold paragraphs we miss and our paragraphs not in gold; traf: the segments we get wrong.
  */
 import { parseDocument } from 'htmlparser2'
-import { writeMarkdown } from '../../src/features/reading/markdown.convert.ts'
-import { readDocument } from '../../src/features/reading/reader.service.ts'
+import { writeMarkdown } from '../../src/reader/markdown.convert.ts'
+import { readDocument } from '../../src/reader/reader.service.ts'
 import { readWithReadability } from './baseline.ts'
 import { loadArticleBenchmark, loadReadabilityPages, loadTrafilaturaEval } from './corpora.ts'
 import { pageF1, shingleCounts, stripMarkdown } from './scoring.ts'

@@ -2,7 +2,7 @@
  * Heap after GC while one system reads the trafilatura corpus twice: flat means no leak.
  *   node --expose-gc bin/run-ts.mjs bench/reader/memory.ts [trawl|readability]
  */
-import { readDocument } from '../../src/features/reading/reader.service.ts'
+import { readDocument } from '../../src/reader/reader.service.ts'
 import { readWithReadability } from './baseline.ts'
 import { loadTrafilaturaEval } from './corpora.ts'
 

@@ -9,7 +9,7 @@
  *   npm run proof:restart       (PROOF_CLIENTS, PROOF_DOWN_MS to change the shape)
  */
 import { Agent } from 'undici'
-import { refundStaleReservations, STALE_RESERVATION_MS } from '../../src/features/credits/credits.service.ts'
+import { refundStaleReservations, STALE_RESERVATION_MS } from '../../src/billing/credits.ts'
 import { reachable } from '../../test/support/reachable.ts'
 import {
   billingAgainstAnswers,

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
+import { rateLimitFor } from '../billing/plans.ts'
 import { ApiError } from '../errors.ts'
 import { findKeyByHash, findKeyById, touchKey } from '../features/accounts/accounts.store.ts'
-import { rateLimitFor } from '../features/accounts/plans.ts'
-import { looksLikeApiKey, safeEqual, sha256 } from '../features/accounts/secrets.ts'
+import { looksLikeApiKey, safeEqual, sha256 } from '../security/secrets.ts'
 import type { Signals } from '../signals/signals.ts'
 import type { Store } from '../store/database.ts'
 

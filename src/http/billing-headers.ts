@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { toCredits } from '../features/credits/money.ts'
+import { toCredits } from '../billing/money.ts'
 
 export interface Billing {
   usedMc: number

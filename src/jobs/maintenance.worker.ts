@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { refundStaleReservations } from '../billing/credits.ts'
 import { pruneExpiredBatchJobs } from '../features/batches/batches.store.ts'
 import { pruneExpiredCrawls } from '../features/crawl/crawl.store.ts'
-import { refundStaleReservations } from '../features/credits/credits.service.ts'
 import { pruneLoginAttempts } from '../features/dashboard/login-throttle.store.ts'
 import { pruneExpiredMonitorRuns } from '../features/monitors/monitors.store.ts'
-import { sealClearWebhookSecrets } from '../features/webhooks/webhooks.service.ts'
 import type { Services } from '../services.ts'
+import { sealClearWebhookSecrets } from '../webhooks/webhooks.service.ts'
 
 /**
  * Housekeeping every worker runs: refunds reservations left by a crashed process, prunes the

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PLANS } from './plans.ts'
+import { PLANS } from '../../billing/plans.ts'
 
 const plan = z.enum(PLANS, { error: `plan must be one of ${PLANS.join(', ')}` })
 const credits = (name: string) =>

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
+import { findCounter, recordPurchase } from '../../billing/credits.store.ts'
+import { periods, toCredits, toMc } from '../../billing/money.ts'
+import { higherPlan, type Plan, rateLimitFor } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
+import { hashPassword, newApiKey, newWebhookSecret } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
-import { findCounter, recordPurchase } from '../credits/credits.store.ts'
-import { periods, toCredits, toMc } from '../credits/money.ts'
+import { sealWebhookSecret } from '../../webhooks/webhooks.service.ts'
 import { deleteUserSessions } from '../dashboard/dashboard.store.ts'
-import { sealWebhookSecret } from '../webhooks/webhooks.service.ts'
 import * as accounts from './accounts.store.ts'
-import { higherPlan, type Plan, rateLimitFor } from './plans.ts'
-import { hashPassword, newApiKey, newWebhookSecret } from './secrets.ts'
 
 export interface NewAccount {
   email: string

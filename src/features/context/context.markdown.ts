@@ -1,4 +1,4 @@
-import { inline, link } from '../search/output/markdown.text.ts'
+import { inline, link } from '../../text/markdown.text.ts'
 
 /**
  * A /v1/context answer as Markdown, for the MCP tool and `trawl context`: each passage under a

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import * as p from '../search/search.params.ts'
+import * as p from '../../params/search.params.ts'
 
 /** POST /v1/context: the question, the budget, how many pages, and the search's own filters (as /v1/search takes them). */
 

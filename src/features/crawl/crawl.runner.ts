@@ -1,5 +1,5 @@
+import type { PageLink } from '../../site/page-links.ts'
 import { tokenize } from '../../text/bm25.ts'
-import type { PageLink } from './page-links.ts'
 
 /**
  * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 fetches in

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { maxTokens, renderMode } from '../reading/reading.schema.ts'
-import { flag, maxAge } from '../search/search.params.ts'
-import { pathPatterns, sitemapMode, siteUrl } from './site.params.ts'
+import { maxTokens, renderMode } from '../../params/page.params.ts'
+import { flag, maxAge } from '../../params/search.params.ts'
+import { pathPatterns, sitemapMode, siteUrl } from '../../params/site.params.ts'
 
 /** POST /v1/crawl (SPEC "Crawl"). */
 export const CrawlParams = z.strictObject({

@@ -1,5 +1,5 @@
+import { toCredits } from '../../billing/money.ts'
 import type { CrawlRow } from '../../store/schema.ts'
-import { toCredits } from '../credits/money.ts'
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
 const json = <T>(text: string | null): T | null => (text ? (JSON.parse(text) as T) : null)

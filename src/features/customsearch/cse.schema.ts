@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import * as p from '../search/search.params.ts'
+import * as p from '../../params/search.params.ts'
 
 /**
  * Query parameters of Google's Custom Search JSON API that /customsearch/v1 honours, so clients of

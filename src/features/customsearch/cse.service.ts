@@ -1,10 +1,10 @@
+import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../../billing/billed-lookup.ts'
+import { toMc } from '../../billing/money.ts'
+import { PRICES } from '../../billing/prices.ts'
 import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
 import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { toMc } from '../credits/money.ts'
-import { PRICES } from '../credits/prices.ts'
-import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../search/billed-lookup.ts'
 import { type CseBody, cseImageItem, cseSearchBody, cseWebItem } from './cse.response.ts'
 import type { CseParams } from './cse.schema.ts'
 

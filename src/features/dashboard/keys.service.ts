@@ -1,11 +1,11 @@
+import { periods, toCredits, toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { KeyCache } from '../../http/auth.ts'
+import { newApiKey } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import type { ApiKeyRow } from '../../store/schema.ts'
 import { createKey } from '../accounts/accounts.service.ts'
 import { findAccount, findKey, listLiveKeys, updateAccount, updateKey } from '../accounts/accounts.store.ts'
-import { newApiKey } from '../accounts/secrets.ts'
-import { periods, toCredits, toMc } from '../credits/money.ts'
 import { pauseMonitorsOfRevokedKey } from '../monitors/monitors.service.ts'
 import type { SessionUser } from './sessions.service.ts'
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis'
 import { ApiError } from '../../errors.ts'
+import { sha256 } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
-import { sha256 } from '../accounts/secrets.ts'
 import { type AttemptScope, attemptsResetAt, clearAttempts, giveAttemptBack, takeAttempt } from './login-throttle.store.ts'
 
 /** Sign-in attempts checked per email address, and per client IP, within the window, before 429 rate_limited. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { FREE_PLAN_CREDITS } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
+import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import { createAccount, setUserPassword } from '../accounts/accounts.service.ts'
 import { findUser, findUserByEmail } from '../accounts/accounts.store.ts'
-import { FREE_PLAN_CREDITS } from '../accounts/plans.ts'
-import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../accounts/secrets.ts'
 import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'

@@ -1,9 +1,9 @@
+import { findCounter } from '../../billing/credits.store.ts'
+import { periods, toCredits } from '../../billing/money.ts'
+import { rateLimitFor } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
 import { findAccount } from '../accounts/accounts.store.ts'
-import { rateLimitFor } from '../accounts/plans.ts'
-import { findCounter } from '../credits/credits.store.ts'
-import { periods, toCredits } from '../credits/money.ts'
 import { accountKeyNames, DAY_MS, ledgerPage, spendByDay } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { pathPatterns, sitemapMode, siteUrl } from '../crawl/site.params.ts'
-import { flag } from '../search/search.params.ts'
+import { flag } from '../../params/search.params.ts'
+import { pathPatterns, sitemapMode, siteUrl } from '../../params/site.params.ts'
 
 /** POST /v1/map (SPEC "POST /v1/map"). */
 export const MapParams = z.strictObject({

@@ -1,4 +1,4 @@
-import { inline, link, paragraph } from '../search/output/markdown.text.ts'
+import { inline, link, paragraph } from '../../text/markdown.text.ts'
 import { MARKDOWN_VERTICALS, renderMarkdown, type Vertical } from '../search/output/output.ts'
 import { splitBlocks } from './mcp.pages.ts'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { unknownParameterMessage } from '../../http/param-aliases.ts'
-import * as p from '../search/search.params.ts'
+import * as p from '../../params/search.params.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { VERTICAL_SPECS } from '../search/verticals/vertical.specs.ts'
 

@@ -1,6 +1,6 @@
+import { toCredits } from '../../billing/money.ts'
 import type { MonitorRow, MonitorRunRow } from '../../store/schema.ts'
-import { toCredits } from '../credits/money.ts'
-import type { WebhookStatus } from '../webhooks/webhooks.service.ts'
+import type { WebhookStatus } from '../../webhooks/webhooks.service.ts'
 import type { MonitorResponse } from './monitors.response.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import * as p from '../search/search.params.ts'
+import * as p from '../../params/search.params.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { explainParamElsewhere } from '../search/verticals/param-homes.ts'
 

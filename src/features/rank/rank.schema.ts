@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import * as p from '../search/search.params.ts'
+import * as p from '../../params/search.params.ts'
 
 /** The domain to look for: a host name, or a URL whose host is taken; `www.` is folded away. */
 const domain = z

@@ -1,10 +1,10 @@
+import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../../billing/billed-lookup.ts'
+import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
 import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { deliveredSearchPriceMc, searchPriceMc } from '../credits/prices.ts'
-import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../search/billed-lookup.ts'
-import { countryFromLocation } from '../search/search.params.ts'
+import { countryFromLocation } from '../../params/search.params.ts'
 import type { RankParams } from './rank.schema.ts'
 
 export interface RankDeps extends LookupDeps {

@@ -1,8 +1,7 @@
+import { reserve, settle } from '../../billing/credits.ts'
+import { toCredits } from '../../billing/money.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { mapLimit } from '../../jobs/map-limit.ts'
-import type { Store } from '../../store/database.ts'
-import { reserve, settle } from '../credits/credits.service.ts'
-import { toCredits } from '../credits/money.ts'
 import {
   normalisePageUrl,
   type PageReadDeps,
@@ -12,10 +11,11 @@ import {
   pagePriceMc,
   proxyForCountry,
   readPage,
-} from './page-read.service.ts'
+} from '../../reader/page-read.ts'
+import type { ReadFormat } from '../../reader/reading.types.ts'
+import { assertRenderable } from '../../reader/render.read.ts'
+import type { Store } from '../../store/database.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type ExtractParams } from './reading.schema.ts'
-import type { ReadFormat } from './reading.types.ts'
-import { assertRenderable } from './render.read.ts'
 
 export interface ReadingDeps extends PageReadDeps {
   store: Store

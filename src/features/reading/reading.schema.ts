@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../../errors.ts'
-import { country, flag, maxAge } from '../search/search.params.ts'
+import { maxTokens, renderMode } from '../../params/page.params.ts'
+import { country, flag, maxAge } from '../../params/search.params.ts'
 
 /**
  * Request bodies of POST /v1/extract and POST /v1/webpage (SPEC "POST /v1/extract", Limits
@@ -12,18 +13,6 @@ export const DEFAULT_TIMEOUT_SECONDS = 50
 
 /** Each entry is only length-checked here: a malformed URL fails alone in `failed[]`, not the whole call. */
 const urlEntry = z.string({ error: 'must be a URL string' }).max(8192, 'must be at most 8,192 characters')
-
-/** Per page, 100 to 100,000 o200k tokens (SPEC Limits); shared with crawl. */
-export const maxTokens = z
-  .number({ error: 'max_tokens must be an integer between 100 and 100,000' })
-  .int('max_tokens must be an integer between 100 and 100,000')
-  .min(100, 'max_tokens must be between 100 and 100,000')
-  .max(100_000, 'max_tokens must be between 100 and 100,000')
-
-/** Shared with crawl: when to draw a page in the headless browser (docs/rendering.md). */
-export const renderMode = z
-  .enum(['auto', 'always', 'never'], { error: 'render must be auto, always or never' })
-  .describe('draw the page in a headless browser: auto (default: only when the static page looks like a JavaScript shell), always, never; same price')
 
 const options = {
   format: z.enum(['markdown', 'text', 'html'], { error: 'format must be markdown, text or html' }).optional(),

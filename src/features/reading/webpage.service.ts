@@ -1,12 +1,12 @@
+import { type Billing, REALTIME } from '../../billing/billed-lookup.ts'
+import { reserve, settle } from '../../billing/credits.ts'
+import { toCredits } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { reserve, settle } from '../credits/credits.service.ts'
-import { toCredits } from '../credits/money.ts'
-import { type Billing, REALTIME } from '../search/billed-lookup.ts'
+import { type PageRead, type PageResult, pageError, pagePriceMc, proxyForCountry, readPage } from '../../reader/page-read.ts'
+import { assertRenderable } from '../../reader/render.read.ts'
 import { type ReadingDeps, type ReadingOutcome, readOptionsOf, timeoutMessage } from './extract.service.ts'
-import { type PageRead, type PageResult, pageError, pagePriceMc, proxyForCountry, readPage } from './page-read.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type WebpageParams } from './reading.schema.ts'
-import { assertRenderable } from './render.read.ts'
 
 export interface WebpageResponseBody extends PageResult {
   meta: { request_id: string; credits_used: number; latency_ms: number; rendered: boolean; empty_page?: true }

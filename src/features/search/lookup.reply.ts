@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { LookupOutcome } from '../../billing/billed-lookup.ts'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { countTokens, countTokensOnce } from '../../text/tokens.ts'
-import type { LookupOutcome } from './billed-lookup.ts'
 import { type OutputOptions, type ResponseBody, renderSearchReply, type Vertical } from './output/output.ts'
 
 /** Renders a billed lookup in the asked format and sends it with SPEC's billing headers. */

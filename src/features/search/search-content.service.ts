@@ -1,7 +1,7 @@
 import type { OrganicResult } from '../../engines/engine.types.ts'
 import { ApiError } from '../../errors.ts'
 import { mapLimit } from '../../jobs/map-limit.ts'
-import { type PageReadDeps, pagePriceMc, readPage } from '../reading/page-read.service.ts'
+import { type PageReadDeps, pagePriceMc, readPage } from '../../reader/page-read.ts'
 
 /** Content of one result page, as attached by include_content. */
 export interface ResultContent {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import * as p from './search.params.ts'
+import * as p from '../../params/search.params.ts'
 
 /** POST body and GET query of /v1/search (SPEC parameter table, "Applies to" search). */
 export const SearchParams = z

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
+import { toMc } from '../../../billing/money.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { noRouteError, toApiError } from '../../../http/error-handler.ts'
 import { parseInput, parseWith } from '../../../http/parse-input.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
-import { toMc } from '../../credits/money.ts'
 import { sendFirecrawlError } from './firecrawl.errors.ts'
 import {
   FirecrawlActiveCrawls,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { country, language } from '../../search/search.params.ts'
+import { country, language } from '../../../params/search.params.ts'
 
 /**
  * Serper's request (https://google.serper.dev/<endpoint>): one object of q, gl, hl, num, page, tbs,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { toCredits } from '../../../billing/money.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { countTokens } from '../../../text/tokens.ts'
-import { toCredits } from '../../credits/money.ts'
 
 /** What one Trawl call billed, as every billed service reports it. */
 interface Billed {

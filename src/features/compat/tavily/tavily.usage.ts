@@ -1,7 +1,7 @@
+import { toCredits } from '../../../billing/money.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import type { Store } from '../../../store/database.ts'
 import { accountForKey } from '../../accounts/accounts.service.ts'
-import { toCredits } from '../../credits/money.ts'
 import { spendByDay } from '../../dashboard/dashboard.store.ts'
 
 type Bucket = 'search_usage' | 'extract_usage' | 'crawl_usage' | 'map_usage' | 'research_usage'

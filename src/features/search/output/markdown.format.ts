@@ -4,8 +4,8 @@
  * cost, so a pasted excerpt still says where it came from.
  */
 import { ApiError } from '../../../errors.ts'
+import { inline, joinParts, object, plain } from '../../../text/markdown.text.ts'
 import { renderSearchBlocks } from './markdown.search.ts'
-import { inline, joinParts, object, plain } from './markdown.text.ts'
 import {
   type BlockRenderer,
   renderImageBlocks,

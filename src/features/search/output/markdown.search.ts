@@ -4,8 +4,8 @@
  * mistakes a paid listing for a result.
  */
 
+import { domainOf, inline, items, joinParts, link, numberedItem, object, paragraph, plain, position, section } from '../../../text/markdown.text.ts'
 import { nestUnder } from '../../../text/markdown-outline.ts'
-import { domainOf, inline, items, joinParts, link, numberedItem, object, paragraph, plain, position, section } from './markdown.text.ts'
 import { renderPlaceList } from './markdown.verticals.ts'
 import type { JsonObject } from './output.types.ts'
 

@@ -19,7 +19,7 @@ import {
   ratingLabel,
   stars,
   table,
-} from './markdown.text.ts'
+} from '../../../text/markdown.text.ts'
 import type { JsonObject } from './output.types.ts'
 
 /** Renders one vertical's body to Markdown blocks, without heading and footer. */

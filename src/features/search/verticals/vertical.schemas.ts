@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
 import { isPublicAddress, stripBrackets } from '../../../net/address-policy.ts'
-import * as p from '../search.params.ts'
+import * as p from '../../../params/search.params.ts'
 
 /**
  * Request schemas of the verticals other than web search: exactly the parameters SPEC's table lists

@@ -1,8 +1,8 @@
+import { type Billing, type LookupDeps, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from '../../../billing/billed-lookup.ts'
 import { askEngines, type EngineNeed, planEngines, sentParams } from '../../../engines/choice.ts'
 import type { VerticalRequest } from '../../../engines/engine.types.ts'
 import type { Engines } from '../../../engines/registry.ts'
 import type { AuthContext } from '../../../http/auth.ts'
-import { type Billing, type LookupDeps, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from '../billed-lookup.ts'
 import type { VerticalSpec } from './vertical.specs.ts'
 
 export interface VerticalDeps extends LookupDeps {

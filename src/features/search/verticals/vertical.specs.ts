@@ -1,10 +1,10 @@
 import type { z } from 'zod'
+import { toMc } from '../../../billing/money.ts'
+import { deliveredSearchPriceMc, PRICES, searchPriceMc } from '../../../billing/prices.ts'
 import { resolveEngineName } from '../../../engines/choice.ts'
 import type { VerticalRequest } from '../../../engines/engine.types.ts'
 import type { AuthContext } from '../../../http/auth.ts'
-import { toMc } from '../../credits/money.ts'
-import { deliveredSearchPriceMc, PRICES, searchPriceMc } from '../../credits/prices.ts'
-import { countryFromLocation } from '../search.params.ts'
+import { countryFromLocation } from '../../../params/search.params.ts'
 import * as schemas from './vertical.schemas.ts'
 
 export type VerticalName = VerticalRequest['endpoint']

@@ -1,0 +1,167 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { Piscina } from 'piscina'
+import { ApiError, type ErrorCode } from '../errors.ts'
+import { readerWorkerFile } from '../paths.ts'
+import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
+import type { ThreadAnswer } from './reader.worker.ts'
+
+/**
+ * Page reading (parse, extract, Markdown, links) on worker threads, so that every core reads and
+ * the event loop stays free for fetches and requests. The pool starts at its first task, or when
+ * `serve` starts it after listening, and stops with the services; until its threads have loaded
+ * the reader and read a warm-up page (under a second), pages are read on the main thread rather
+ * than wait. When it is full (more than 8 tasks waiting per thread) or a
+ * thread fails, the page is read on the main thread too: slower, never lost. `threads: 0` reads
+ * there always.
+ */
+export interface ReaderPool {
+  read(task: PageReadTask): Promise<PageContent>
+  /** Threads used, 0 when every read runs on the main thread. */
+  readonly threads: number
+  /** Pages read on a thread and on the main thread so far. */
+  counts(): { onThreads: number; inline: number }
+  /** Starts the threads; true once one has loaded the reader, false when they cannot. */
+  ready(): Promise<boolean>
+  /** Reads the warm-up page on the calling thread too: the pages read here before the threads are up are not read by cold code. */
+  warmInline(): Promise<void>
+  close(): Promise<void>
+}
+
+const QUEUE_PER_THREAD = 8
+
+/**
+ * An article page with what most pages have (head metadata, navigation, sections, lists, a quote,
+ * a table, a figure, a footer), read a few times by each new thread: a thread's first pages are read
+ * by cold code, 3-7x slower, and at the start of a crawl every slot waits for the first page's links.
+ */
+function warmUpTask(): PageReadTask {
+  const PROSE = 'A sentence of ordinary prose, long enough to be read as the article, with a comma and a full stop. '.repeat(3)
+  const section = (i: number) =>
+    `<h2>Part ${i}</h2><p>${PROSE} Some <a href="/articles/${i}">linked text</a>, <em>emphasis</em>, <strong>weight</strong> and <code>code</code>.</p><p>${PROSE}</p>` +
+    `<ul><li>one</li><li><a href="/topics/${i}?utm_source=x#top">two</a></li></ul><blockquote><p>A quote ${i}.</p></blockquote>` +
+    `<figure><img src="/img/${i}.jpg" alt="picture ${i}"><figcaption>Caption</figcaption></figure>` +
+    `<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>${i}</td></tr></table>`
+  const text =
+    '<!doctype html><html lang="en"><head><title>Warm up</title><meta name="description" content="warm up">' +
+    '<meta property="og:title" content="Warm up"><script type="application/ld+json">{"@type":"Article","datePublished":"2024-01-01"}</script></head>' +
+    `<body><header><nav>${Array.from({ length: 8 }, (_, i) => `<a href="/section/${i}">Section ${i}</a>`).join(' ')}</nav></header>` +
+    `<main><article><h1>Warm up</h1><p class="byline">By Someone, <time datetime="2024-01-01">1 Jan 2024</time></p>` +
+    `${Array.from({ length: 6 }, (_, i) => section(i)).join('')}</article></main><footer><a href="/about">About</a></footer></body></html>`
+  return {
+    input: { url: 'http://warm.up/article', contentType: 'html', body: Buffer.alloc(0), text },
+    format: 'markdown',
+    includeLinks: true,
+    discoverLinks: true,
+  }
+}
+const WARM_UP_READS = 4
+
+async function warmInline() {
+  const warmUp = warmUpTask()
+  for (let i = 0; i < WARM_UP_READS; i++) await readPageContent(warmUp)
+}
+/** After this many pool failures in a row (threads that will not start, say), the pool is given up. */
+const FAILURES_TO_GIVE_UP = 3
+
+/** Reads on the calling thread: `TRAWL_READER_THREADS=0`, and callers given no pool. */
+export function inlineReaderPool(): ReaderPool {
+  let inline = 0
+  return {
+    read: (task) => {
+      inline++
+      return readPageContent(task)
+    },
+    threads: 0,
+    counts: () => ({ onThreads: 0, inline }),
+    ready: async () => false,
+    warmInline,
+    close: async () => {},
+  }
+}
+
+export const inlineReader = inlineReaderPool()
+
+export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 'warn'>): ReaderPool {
+  if (threads <= 0) return inlineReaderPool()
+  let pool: Piscina | null = null
+  let closed = false
+  let failures = 0
+  let onThreads = 0
+  let inline = 0
+  let warm: Promise<boolean> | null = null
+  let isWarm = false
+  const readInline = (task: PageReadTask) => {
+    inline++
+    return readPageContent(task)
+  }
+
+  const start = () => {
+    if (pool) return pool
+    pool = new Piscina({
+      filename: readerWorkerFile().href,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: threads * QUEUE_PER_THREAD,
+      // Threads live as long as the server: starting one (tsx, the reader's modules) takes a while.
+      idleTimeout: Number.POSITIVE_INFINITY,
+    })
+    // A few pages per thread: the pool is used once a thread has loaded the reader and read them.
+    const p = pool
+    const warmUp = warmUpTask()
+    const warmThread = async () => {
+      for (let i = 0; i < WARM_UP_READS; i++) await p.run(warmUp)
+    }
+    warm = Promise.any(Array.from({ length: threads }, warmThread)).then(
+      () => (isWarm = true),
+      (err: AggregateError) => {
+        failures = FAILURES_TO_GIVE_UP
+        log?.warn({ err: err.errors[0] }, 'reader threads did not start; reading on the main thread')
+        return false
+      },
+    )
+    return pool
+  }
+
+  const read = async (task: PageReadTask): Promise<PageContent> => {
+    if (closed || failures >= FAILURES_TO_GIVE_UP) return readInline(task)
+    const threadPool = start()
+    if (!isWarm) return readInline(task)
+    let answer: ThreadAnswer
+    try {
+      answer = (await threadPool.run(task)) as ThreadAnswer
+      failures = 0
+      onThreads++
+    } catch (err) {
+      // Queue full: read here rather than wait. Anything else is the pool failing, not the page.
+      if (!/queue is at limit/i.test((err as Error).message ?? '')) {
+        failures++
+        log?.warn(
+          { err, failures },
+          failures >= FAILURES_TO_GIVE_UP ? 'reader threads failed; reading on the main thread' : 'reader thread failed; read on the main thread',
+        )
+      }
+      return readInline(task)
+    }
+    if (answer.ok) return answer.page
+    if (answer.apiError) throw new ApiError(answer.apiError.code as ErrorCode, answer.message, { retryAfterSeconds: answer.apiError.retryAfterSeconds })
+    throw new Error(answer.message)
+  }
+
+  return {
+    read,
+    threads,
+    counts: () => ({ onThreads, inline }),
+    warmInline,
+    async ready() {
+      if (closed) return false
+      start()
+      return (await warm) ?? false
+    },
+    async close() {
+      closed = true
+      const p = pool
+      pool = null
+      await p?.destroy()
+    },
+  }
+}
