@@ -1,10 +1,13 @@
 /**
  * Rendering throughput and memory: 1,000 pages of a local single-page app (test/support/spa-site.ts:
- * a shell plus a bundle that draws the article, its navigation and a lazily fetched section) read
- * statically (the baseline: what render=never returns, an empty shell) and then drawn by the
- * renderer (src/net/browser: one Chromium behind the guard proxy, a bounded pool of contexts,
- * recycled every N pages), in the same run. Each page is fetched by safeFetch and read by the same
- * reader either way, as readPage does.
+ * a shell plus a bundle that draws the article, its navigation and a lazily fetched section), in
+ * the same run:
+ * - static: read statically (what render=never returns, an empty shell);
+ * - fresh: drawn as the renderer used to, the baseline: a fresh context for every page and a
+ *   250 ms quiet window (`siteContexts: 0, quietMs: 250`);
+ * - rendered: drawn by the renderer as it is (src/net/browser: one Chromium behind the guard proxy,
+ *   the site's kept context, read at 100 ms of network idle, recycled every N pages).
+ * Each page is fetched by safeFetch and read by the same reader every time, as readPage does.
  *   node bin/run-ts.mjs bench/render.bench.ts [--pages 1000] [--contexts 2] [--recycle 200] [--max-rss-mb 1024]
  * Memory is the node process plus every process under it (the browsers), read from /proc: RSS
  * (shared pages counted once per process) and PSS (shared pages divided among their users).
@@ -14,10 +17,10 @@ import { allowAll } from '../src/net/address-policy.ts'
 import { treeMemory } from '../src/net/browser/process-memory.ts'
 import { Renderer } from '../src/net/browser/renderer.ts'
 import { safeFetch } from '../src/net/safe-fetch.ts'
+import { readDocument } from '../src/reader/reader.service.ts'
 import { CHROMIUM_PATH } from '../test/support/browser.ts'
 import { startSpaSite } from '../test/support/spa-site.ts'
 
-import { readDocument } from '../src/reader/reader.service.ts'
 const args = process.argv.slice(2)
 const arg = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback)
 const PAGES = arg('--pages', 1000)
@@ -96,14 +99,14 @@ async function main() {
   const site = await startSpaSite()
   const urls = Array.from({ length: PAGES }, (_, i) => `${site.url}/p/${i + 1}`)
   const fetchPage = (url: string) => safeFetch(url, { allowPrivateNetwork: true, timeoutMs: 30_000 })
-  const renderer = new Renderer({
-    executablePath: CHROMIUM_PATH,
-    contexts: CONTEXTS,
-    pageTimeoutMs: 30_000,
-    recyclePages: RECYCLE,
-    maxRssMb: MAX_RSS_MB,
-    policy: allowAll,
-  })
+  const options = { executablePath: CHROMIUM_PATH, contexts: CONTEXTS, pageTimeoutMs: 30_000, recyclePages: RECYCLE, maxRssMb: MAX_RSS_MB, policy: allowAll }
+  const baseline = new Renderer({ ...options, siteContexts: 0, quietMs: 250 })
+  const renderer = new Renderer(options)
+  const drawnBy = (r: Renderer) => async (url: string) => {
+    const f = await fetchPage(url)
+    const drawn = await r.render(f.url, { timeoutMs: 30_000 })
+    return (await readDocument({ url: drawn.url, contentType: 'html', body: Buffer.from(drawn.html), text: drawn.html }, { format: 'markdown' })).markdown ?? ''
+  }
   console.log(
     `render bench: ${PAGES} pages of a local SPA, ${CONTEXTS} at a time; browser recycled every ${RECYCLE} pages or above ${MAX_RSS_MB} MB PSS; node ${process.version}`,
   )
@@ -115,22 +118,21 @@ async function main() {
         return (await readDocument({ url: f.url, contentType: f.contentType, body: f.body, text: f.text }, { format: 'markdown' })).markdown ?? ''
       }),
     )
-    phases.push(
-      await phase('rendered', urls, async (url) => {
-        const f = await fetchPage(url)
-        const drawn = await renderer.render(f.url, { timeoutMs: 30_000 })
-        return (
-          (await readDocument({ url: drawn.url, contentType: 'html', body: Buffer.from(drawn.html), text: drawn.html }, { format: 'markdown' })).markdown ?? ''
-        )
-      }),
-    )
+    phases.push(await phase('fresh', urls, drawnBy(baseline)))
+    await baseline.close()
+    phases.push(await phase('rendered', urls, drawnBy(renderer)))
   } finally {
+    const old = baseline.status()
     const status = renderer.status()
+    await baseline.close()
     await renderer.close()
     await site.close()
-    console.log(`\n  browsers launched: ${status.browsers_launched}, pages rendered: ${status.pages_rendered}`)
+    console.log(`\n  fresh: browsers launched: ${old.browsers_launched}, pages rendered: ${old.pages_rendered}`)
+    console.log(
+      `  rendered: browsers launched: ${status.browsers_launched}, pages rendered: ${status.pages_rendered}, site contexts opened ${status.site_contexts_opened}, reused ${status.site_contexts_reused}`,
+    )
   }
-  const [base, drawn] = phases as [Phase, Phase]
+  const [base, fresh, drawn] = phases as [Phase, Phase, Phase]
   console.log('mode       pages  with content  failed  pages/s  p50 ms  p95 ms  peak RSS MB  peak PSS MB  RSS first 10% / last 10%')
   for (const p of phases) {
     console.log(
@@ -138,6 +140,9 @@ async function main() {
     )
   }
   const rate = (p: Phase) => p.times.length / (p.ms / 1000)
+  console.log(
+    `rendered vs fresh (the baseline): ${(rate(drawn) / rate(fresh)).toFixed(2)}x pages/s (${rate(drawn).toFixed(2)} vs ${rate(fresh).toFixed(2)}), p50 ${pct(drawn.times, 50).toFixed(0)} vs ${pct(fresh.times, 50).toFixed(0)} ms (${(pct(drawn.times, 50) / pct(fresh.times, 50)).toFixed(2)}x), p95 ${pct(drawn.times, 95).toFixed(0)} vs ${pct(fresh.times, 95).toFixed(0)} ms; content found on ${drawn.withContent} vs ${fresh.withContent} pages`,
+  )
   console.log(
     `rendered vs static: ${(rate(drawn) / rate(base)).toFixed(3)}x pages/s, ${(pct(drawn.times, 50) / pct(base.times, 50)).toFixed(1)}x p50, ${(pct(drawn.times, 95) / pct(base.times, 95)).toFixed(1)}x p95, ${(drawn.peakRss / base.peakRss).toFixed(1)}x peak RSS; content found on ${drawn.withContent} rendered pages vs ${base.withContent} static`,
   )

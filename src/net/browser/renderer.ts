@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { ApiError } from '../../errors.ts'
 import { type AddressPolicy, allowAll, PRIVATE_ADDRESS_MESSAGE, publicOnly } from '../address-policy.ts'
 import { type GuardProxy, REFUSED_HEADER, startGuardProxy } from './guard-proxy.ts'
+import { NetworkIdle } from './network-idle.ts'
 import { findBrowserPid, treeMemory } from './process-memory.ts'
+import { SiteContexts, type SiteLease, siteOf } from './site-contexts.ts'
 
 /**
  * Pages that need JavaScript, drawn by one headless Chromium (docs/rendering.md):
  * - every connection of the browser goes through the guard proxy (guard-proxy.ts), loopback
  *   included (`<-loopback>`), so a page cannot make the browser reach a private address;
- * - at most `contexts` pages at once, each in a fresh context (no cookies or storage shared
- *   between pages), closed when the page is read; images, media and fonts are never fetched;
+ * - at most `contexts` pages at once; pages of one site share a kept context, never one used by
+ *   another site at the same time or before (site-contexts.ts: a small LRU pool, a context closed
+ *   rather than handed to another site); images, media and fonts are never fetched;
+ * - a page is read once its network has been idle for `quietMs` (network-idle.ts), after `load`
+ *   and again after a scroll to the bottom, within its deadline;
  * - each page has one deadline; after `recyclePages` pages, or when the browser's process tree
  *   uses more than `maxRssMb` (PSS), the browser is retired: new pages go to a new browser and the
  *   old one is closed when its last page ends, so memory stays flat over any number of pages.
@@ -26,6 +31,13 @@ export interface RendererOptions {
   maxRssMb: number
   policy: AddressPolicy
   userAgent?: string
+  /**
+   * Site contexts kept per browser (default: twice `contexts`, at least 4); 0 gives every page a
+   * fresh context, closed after it (bench:render's baseline).
+   */
+  siteContexts?: number
+  /** A page is read once no request has been in flight for this long (default 100 ms). */
+  quietMs?: number
   log?: { warn(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void }
 }
 
@@ -36,7 +48,7 @@ export interface RenderOptions {
   /**
    * A kept context for this key (an engine host): its cookies (consent, session) carry over from
    * one page to the next, as a returning browser's would; `userAgent` is set when it is created.
-   * Without it, every page gets a fresh context.
+   * Without it, the page goes to its site's context (site-contexts.ts).
    */
   session?: { key: string; userAgent?: string }
 }
@@ -55,6 +67,9 @@ export interface RendererStatus {
   pages_in_flight: number
   pages_rendered: number
   browsers_launched: number
+  /** Pages that went to a context kept for their site, and site contexts opened. */
+  site_contexts_reused: number
+  site_contexts_opened: number
   connections_refused: number
   last_error?: string
 }
@@ -91,7 +106,7 @@ const NO_WEBRTC = `(() => {
 
 const BLOCKED_TYPES = new Set(['image', 'media', 'font'])
 /** A page is drawn when no request has been in flight for this long after `load`... */
-const QUIET_MS = 250
+const QUIET_MS = 100
 /** ...or after this long, whatever the network does (analytics beacons, long polls). */
 const SETTLE_MAX_MS = 4000
 /** Memory is measured at most this often. */
@@ -105,6 +120,8 @@ interface Generation {
   retiring: boolean
   /** Kept contexts by session key; they go with their browser. */
   sessions: Map<string, Promise<BrowserContext>>
+  /** Kept contexts by site; they go with their browser. */
+  sites: SiteContexts | null
 }
 
 // Kept contexts per browser at most: engine hosts are few; any beyond get fresh contexts.
@@ -121,6 +138,8 @@ export class Renderer {
   private lastError: string | undefined
   private lastMemoryCheck = 0
   private closed = false
+  private sitesReused = 0
+  private sitesOpened = 0
   /** Every browser still open, retiring ones included, so close() leaves no process behind. */
   private readonly open = new Set<Generation>()
 
@@ -140,6 +159,8 @@ export class Renderer {
       pages_in_flight: this.inFlight,
       pages_rendered: this.rendered,
       browsers_launched: this.launched,
+      site_contexts_reused: this.sitesReused,
+      site_contexts_opened: this.sitesOpened,
       connections_refused: this.proxy?.refused ?? 0,
     }
     if (this.lastError) s.last_error = this.lastError
@@ -152,7 +173,7 @@ export class Renderer {
   }
 
   /**
-   * Loads `url` in a fresh context and returns the drawn HTML. Throws ApiError: invalid_request
+   * Loads `url` in its site's context (or its session's) and returns the drawn HTML. Throws ApiError: invalid_request
    * when the page's own address is refused by the policy, upstream_timeout past the deadline,
    * upstream_error when the browser cannot load it.
    */
@@ -161,7 +182,11 @@ export class Renderer {
     const deadline = Date.now() + Math.min(opts.timeoutMs, this.opts.pageTimeoutMs)
     await this.acquire(deadline, opts.signal)
     let gen: Generation | null = null
+    let lease: SiteLease | null = null
     let context: BrowserContext | null = null
+    /** A context of this page alone, closed after it. */
+    let fresh: BrowserContext | null = null
+    let keep = false
     try {
       gen = await this.generation()
       gen.inFlight++
@@ -169,19 +194,29 @@ export class Renderer {
       if (gen.pages >= this.opts.recyclePages) this.retire(gen, 'page count')
       const session = opts.session
       const kept = session ? this.sessionContext(gen, session.key, session.userAgent) : null
-      context = kept ? null : await this.newContext(gen, this.opts.userAgent)
-      const page = await (kept ? await kept : context!).newPage()
+      const site = siteOf(url)
+      if (kept) context = await kept
+      else if (gen.sites && !session) {
+        lease = await gen.sites.acquire(site)
+        if (lease.reused) this.sitesReused++
+        else this.sitesOpened++
+        context = lease.context
+      } else context = fresh = await this.newContext(gen.browser, this.opts.userAgent)
+      const page = await context.newPage()
       try {
         const result = await this.load(page, url, deadline, opts.signal)
+        // A page that ended on another site leaves that site's state behind: its context is not kept.
+        keep = siteOf(result.url) === site
         this.rendered++
         return result
       } finally {
-        if (kept) await page.close().catch(() => {})
+        await page.close().catch(() => {})
       }
     } catch (e) {
       throw this.toApiError(e, deadline)
     } finally {
-      if (context) await context.close().catch(() => {})
+      lease?.release(keep)
+      if (fresh) await fresh.close().catch(() => {})
       if (gen) {
         gen.inFlight--
         this.checkMemory(gen)
@@ -191,8 +226,8 @@ export class Renderer {
     }
   }
 
-  private async newContext(gen: Generation, userAgent: string | undefined): Promise<BrowserContext> {
-    const context = await gen.browser.newContext({
+  private async newContext(browser: Browser, userAgent: string | undefined): Promise<BrowserContext> {
+    const context = await browser.newContext({
       serviceWorkers: 'block',
       acceptDownloads: false,
       userAgent,
@@ -208,7 +243,7 @@ export class Renderer {
     let context = gen.sessions.get(key)
     if (!context) {
       if (gen.sessions.size >= MAX_SESSIONS) return null
-      context = this.newContext(gen, userAgent ?? this.opts.userAgent)
+      context = this.newContext(gen.browser, userAgent ?? this.opts.userAgent)
       // A context that failed to open is not kept: the next page tries again.
       context.catch(() => gen.sessions.delete(key))
       gen.sessions.set(key, context)
@@ -217,19 +252,8 @@ export class Renderer {
   }
 
   private async load(page: Page, url: string, deadline: number, signal?: AbortSignal): Promise<RenderedPage> {
-    let pending = 0
-    let lastActivity = Date.now()
-    const started = (_r: Request) => {
-      pending++
-      lastActivity = Date.now()
-    }
-    const ended = (_r: Request) => {
-      pending = Math.max(0, pending - 1)
-      lastActivity = Date.now()
-    }
-    page.on('request', started)
-    page.on('requestfinished', ended)
-    page.on('requestfailed', ended)
+    const network = new NetworkIdle(page)
+    const quietMs = this.opts.quietMs ?? QUIET_MS
     const left = () => Math.max(1, deadline - Date.now())
     const abort = () => void page.close().catch(() => {})
     signal?.addEventListener('abort', abort, { once: true })
@@ -238,18 +262,16 @@ export class Renderer {
       if (response && (await response.headerValue(REFUSED_HEADER)) !== null) throw new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
       // `load` may never come (a hanging subresource); the DOM is read anyway when it does not.
       await page.waitForLoadState('load', { timeout: Math.min(left(), SETTLE_MAX_MS) }).catch(() => {})
-      const settle = async () => {
-        const until = Math.min(deadline, Date.now() + SETTLE_MAX_MS)
-        while (Date.now() < until && (pending > 0 || Date.now() - lastActivity < QUIET_MS)) await page.waitForTimeout(50)
-      }
-      await settle()
+      // Requests the page starts after `load` (data fetched by its scripts) are waited for.
+      await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
       // Lazily loaded sections appear when scrolled into view.
       await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)').catch(() => {})
       // Observers fire a frame after the scroll and only then start their requests: wait for them.
-      lastActivity = Date.now()
-      await settle()
+      network.touch()
+      await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
       return { url: page.url(), status: response?.status() ?? 200, html: await page.content() }
     } finally {
+      network.dispose()
       signal?.removeEventListener('abort', abort)
     }
   }
@@ -318,7 +340,9 @@ export class Renderer {
         args: chromiumArgs(this.proxy.url, marker),
         timeout: 30_000,
       })
-      const gen: Generation = { browser, pid: findBrowserPid(marker), pages: 0, inFlight: 0, retiring: false, sessions: new Map() }
+      const siteContexts = this.opts.siteContexts ?? Math.max(4, 2 * this.opts.contexts)
+      const sites = siteContexts > 0 ? new SiteContexts(() => this.newContext(browser, this.opts.userAgent), siteContexts) : null
+      const gen: Generation = { browser, pid: findBrowserPid(marker), pages: 0, inFlight: 0, retiring: false, sessions: new Map(), sites }
       browser.on('disconnected', () => {
         this.open.delete(gen)
         if (this.current === gen) this.current = null
