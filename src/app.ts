@@ -42,7 +42,7 @@ import { metrics } from './metrics/metrics.ts'
 import { safeEqual } from './security/secrets.ts'
 import { appDeps, type Services } from './services.ts'
 
-/** Headers browsers may read on cross-origin responses (SPEC Conventions 9). */
+/** Headers browsers may read on cross-origin responses: the billing headers, X-Request-Id and Retry-After. */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']
 
 // Request ids: a random per-process prefix and a counter: unique across processes and restarts,
@@ -84,7 +84,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   app.setValidatorCompiler(() => (data) => ({ value: data }))
   // Response schemas document; they never reshape or strip what a handler sends.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
-  // Bodies are JSON only (SPEC Conventions 1): text/plain is a 415 like any other type, not a string body.
+  // Bodies are JSON only: text/plain is a 415 like any other type, not a string body.
   app.removeContentTypeParser('text/plain')
   await app.register(cookie)
   await app.register(cors, {
@@ -97,7 +97,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86_400,
   })
-  // OpenAPI 3.1.0, interface version 1.0.2 (CONTRACT §3c), built from the routes' zod schemas.
+  // OpenAPI 3.1.0, interface version 1.0.2 (docs/api-reference.md), built from the routes' zod schemas.
   await app.register(swagger, openApiOptions(config.baseUrl))
   registerErrorHandling(app, {
     creditsRemaining: async (accountId) => {
@@ -137,7 +137,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
       if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
     } else if (mode === 'admin') {
       const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
-      // Without a configured token the operator API does not exist (CONTRACT §3).
+      // Without a configured token the operator API does not exist (TRAWL_ADMIN_TOKEN, README.md "Configuration").
       if (!config.adminToken) throw new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)
       if (!token || !safeEqual(token, config.adminToken)) throw new ApiError('unauthorized', 'operator API needs Authorization: Bearer <TRAWL_ADMIN_TOKEN>')
     }

@@ -163,7 +163,7 @@ function hostForUrl(host: string) {
   return host.includes(':') ? `[${host}]` : host
 }
 
-/** `www.google.com=http://127.0.0.1:9101,*=http://127.0.0.1:9102` (CONTRACT §4). */
+/** `www.google.com=http://127.0.0.1:9101,*=http://127.0.0.1:9102` (TRAWL_UPSTREAM_HOSTS, README.md "Configuration"). */
 export function parseHostMap(text: string): Map<string, string> {
   const map = new Map<string, string>()
   for (const pair of text

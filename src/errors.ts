@@ -1,4 +1,4 @@
-/** Every error code of SPEC "Errors", with its HTTP status. Domain code picks the code, never the status. */
+/** Every error code of the API, with its HTTP status (the OpenAPI document lists them). Domain code picks the code, never the status. */
 const STATUS = {
   invalid_request: 400,
   unauthorized: 401,

@@ -2,7 +2,7 @@ import type { ParsedSearchPage, SearchRequest, VerticalEndpoint, VerticalPage, V
 import type { BlockDetector, RouteAttempt } from './upstream/upstream.types.ts'
 
 /**
- * Every provider Trawl can ask (CONTRACT §3c): the primary first. searxng and serper are the
+ * Every provider Trawl can ask (docs/engines.md): the primary first. searxng and serper are the
  * operator's own services: they exist only when configured (registry.ts).
  */
 export const ENGINE_NAMES = ['google', 'bing', 'duckduckgo', 'brave', 'mojeek', 'startpage', 'wikipedia', 'searxng', 'serper'] as const

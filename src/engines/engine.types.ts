@@ -65,7 +65,7 @@ export type ParsedSearchPage = Parsed<z.infer<typeof S.SearchSections>> & {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Other verticals (SPEC "Other verticals: results[] item fields"), from verticals/vertical.response.ts.
+// Other verticals: their results[] item fields, from verticals/vertical.response.ts.
 
 /** What an engine's parser gets out of one page of any vertical other than web search. */
 export interface VerticalPage<T> {
@@ -89,7 +89,7 @@ export type ReviewSort = 'most_relevant' | 'newest' | 'highest_rating' | 'lowest
 
 /**
  * The normalised request of every vertical other than web search, echoed as `request`. Only the
- * parameters that apply to the vertical are set (SPEC parameter table); defaults are filled in.
+ * parameters that apply to the vertical are set (verticals/vertical.schemas.ts); defaults are filled in.
  */
 export type VerticalEndpoint = VerticalRequest['endpoint']
 

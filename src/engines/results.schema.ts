@@ -5,7 +5,7 @@ import type { VerticalEndpoint } from './engine.types.ts'
  * What engines deliver, as the API sends it (format=json): the one definition of every result
  * item's shape. The response schemas of the features wrap these in their envelopes, the OpenAPI
  * document is generated from them and the TypeScript types are inferred from them
- * (engine.types.ts). SPEC's item fields are required and nullable: format=json sends every one,
+ * (engine.types.ts). Item fields are required and nullable: format=json sends every one,
  * null when unknown, [] for an empty list. Optional keys are the ones that may be absent on purpose.
  */
 const str = () => z.string().nullable()
@@ -37,7 +37,7 @@ export const PeopleAlsoAsk = z.object({ question: z.string(), snippet: str(), li
 
 export const RelatedSearch = z.object({ query: z.string() })
 
-// SPEC leaves the fields of the feature blocks open, so what a page lacks stays absent there.
+// Feature blocks have no fixed list of fields, so what a page lacks stays absent there.
 export const KnowledgeGraph = z.object({
   title: z.string(),
   type: z.string().optional(),
@@ -90,7 +90,7 @@ export const Ad = z.object({
 
 export const ParseQuality = z.enum(['ok', 'partial', 'empty'])
 
-/** The extra keys of a /v1/search body beside `results` (SPEC "Search items"). */
+/** The extra keys of a /v1/search body beside `results`. */
 export const SearchSections = z.object({
   people_also_ask: z.array(PeopleAlsoAsk).describe('empty when none'),
   related_searches: z.array(RelatedSearch).describe('empty when none'),
@@ -234,7 +234,7 @@ export const VERTICAL_ITEMS = {
   images: Image,
   videos: Video,
   maps: Place,
-  // SPEC: the maps shape, without the fields a local result lacks.
+  // A places item is the maps shape, without the fields a local result lacks.
   places: Place.pick({
     position: true,
     title: true,

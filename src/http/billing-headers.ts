@@ -8,7 +8,7 @@ export interface Billing {
   tokens: number
 }
 
-/** SPEC Conventions 8: the headers every billed response carries. */
+/** The headers every billed response carries (docs/api-reference.md "Headers, answers and formats"). */
 export function setBillingHeaders(req: FastifyRequest, reply: FastifyReply, b: Billing, usdPerCredit: number) {
   const credits = toCredits(b.usedMc)
   reply.header('x-credits-used', String(credits))

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts'
 import { isOutage } from '../store/outage.ts'
 import { withoutPrototypes } from './parse-input.ts'
 
-/** Fastify's own errors (URL, body parsing, limits) mapped onto SPEC codes; anything unknown is `internal`. */
+/** Fastify's own errors (URL, body parsing, limits) mapped onto the API's error codes (errors.ts); anything unknown is `internal`. */
 export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err
   const e = err as FastifyError
@@ -46,7 +46,7 @@ export async function sendError(req: FastifyRequest, reply: FastifyReply, error:
   // Serialised once: its length is the token estimate below, and it is what is sent.
   const body = JSON.stringify(error.toBody(req.id))
   if (req.routeOptions.config?.billed) {
-    // SPEC Conventions 8: a failed call on a billed endpoint carries the billing headers, at 0.
+    // A failed call on a billed endpoint carries the billing headers, at 0 (docs/api-reference.md).
     reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
     reply.header('x-latency-ms', String(Math.round(performance.now() - req.startedAt)))
     // About four characters a token: an error body is too small to load the tokenizer for.

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ErrorCode } from '../errors.ts'
 
-/** Every code of SPEC "Errors", for the OpenAPI enum; the check below fails to compile when errors.ts gains one. */
+/** Every error code of the API, for the OpenAPI enum; the check below fails to compile when errors.ts gains one. */
 const ERROR_CODES = [
   'invalid_request',
   'unauthorized',
@@ -21,7 +21,7 @@ const ERROR_CODES = [
 const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : never = true
 void everyCodeListed
 
-/** SPEC "Errors": the body of every error, for the OpenAPI document. */
+/** The body of every error, for the OpenAPI document. */
 export const ErrorEnvelope = z
   .object({
     error: z.object({

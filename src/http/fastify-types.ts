@@ -12,7 +12,7 @@ declare module 'fastify' {
     routeMethods?: (path: string) => string[]
   }
   interface FastifyContextConfig {
-    /** 'key': API key + rate limit; 'key-free': API key, not rate limited (SPEC: GET /v1/account); 'admin': operator token. */
+    /** 'key': API key + rate limit; 'key-free': API key, not rate limited (GET /v1/account); 'admin': operator token. */
     auth?: 'key' | 'key-free' | 'admin'
     /** Billed endpoints send X-Credits-Used: 0 and friends on failures too. */
     billed?: boolean

@@ -47,7 +47,7 @@ function withoutNullDefaults(schema: z.ZodObject, body: Record<string, unknown>)
   return out
 }
 
-/** The SPEC's /v1 API; compatible, dashboard and operator routes keep their own conventions. */
+/** The public /v1 API; compatible, dashboard and operator routes keep their own conventions. */
 function isPublicApi(req: FastifyRequest): boolean {
   return req.routeOptions.url?.startsWith('/v1/') ?? false
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import { ApiError } from '../errors.ts'
 
-/** Per-key requests-per-second limits (SPEC Limits). In memory by default; in Redis when configured. */
+/** Per-key requests-per-second limits, by rate plan (billing/plans.ts). In memory by default; in Redis when configured. */
 export interface Limiter {
   /** Counts one request for `key`; throws 429 rate_limited with Retry-After when over `rps`. */
   consume(key: string, rps: number): Promise<void>

@@ -172,7 +172,7 @@ const PAGE_GONE_RETRY_S = 3600
 
 /**
  * A page that answered 404 or 410 (any client error but the transient ones) will not be there in
- * five seconds: SPEC's 503 keeps its Retry-After, but an hour, so that clients which retry by it
+ * five seconds: the 503 still carries a Retry-After (as every 503 does), but an hour, so that clients which retry by it
  * (the SDK waits at most a minute; MCP tells the model not to) do not ask again for a dead link.
  */
 function retryAfterFor(status: number): number {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 /**
- * Parameter schemas shared by every search vertical (SPEC parameter table). Each vertical's schema
+ * Parameter schemas shared by every search vertical (the OpenAPI document lists each endpoint's). Each vertical's schema
  * picks the ones that apply to it, so a parameter outside its list is an unknown-parameter 400.
  */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** Parameters /v1/map and /v1/crawl share (SPEC "POST /v1/map", "Crawl"). */
+/** Parameters /v1/map and /v1/crawl share (both bodies are in the OpenAPI document; docs/crawl.md). */
 
 const pathPattern = (name: string) =>
   z

@@ -77,7 +77,7 @@ export const safeSearchOf = (req: Pick<SearchRequest, 'safe'>): string => (req.s
  * a whitespace-separated token starting with `!` anywhere in the query as a bang and answers with a
  * redirect to that site (a lone `!` goes to the first result), so such a token is wrapped in single
  * quotes, which DuckDuckGo does not take for a bang. SearXNG does the same (searx/engines/duckduckgo.py
- * `quote_ddg_bangs`, PR #2309 for issue #392; its bang-list check there, `get_node`, returns a
+ * `quote_ddg_bangs`, https://github.com/searxng/searxng/pull/2309; its bang-list check there, `get_node`, returns a
  * non-empty tuple for any token, so in effect every `!` token is quoted). Nothing else changes.
  */
 export function quoteBangs(q: string): string {

@@ -81,7 +81,7 @@ export function googleBrowserRoute(browserRefusal: ((url: string) => string | nu
 }
 
 /**
- * SPEC: a page that could not be parsed is a 503 upstream_error (the next route, then engine=auto,
+ * A page that could not be parsed is a 503 upstream_error (the next route, then engine=auto,
  * move on); only a recognisable result page may say "no results". A refusal the fetch's detector
  * let through is still a refusal.
  */

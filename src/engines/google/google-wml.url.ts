@@ -2,8 +2,9 @@
  * The request of Google's feature-phone result page (`/wml/search`), the route that answers a
  * client running no JavaScript since Google's plain `/search` started sending such clients the
  * `/httpservice/retry/enablejs` page. Request shape after SearXNG's google engine (commit
- * a4cb7df05, PR #6546, issue #6359): old Nokia/MIDP User-Agents, `sca_esv=1`, `ie`/`oe=utf8`,
- * `Accept: *\/*`, the cookie `CONSENT=YES+`, no `lr` (a language restriction empties the page).
+ * a4cb7df05, https://github.com/searxng/searxng/pull/6546 for
+ * https://github.com/searxng/searxng/issues/6359): old Nokia/MIDP User-Agents, `sca_esv=1`,
+ * `ie`/`oe=utf8`, `Accept: *\/*`, the cookie `CONSENT=YES+`, no `lr` (a language restriction empties the page).
  */
 import { acceptLanguage } from '../accept-language.ts'
 import type { SearchRequest } from '../engine.types.ts'

@@ -10,7 +10,7 @@ import { parseMediaWikiSearchHtml } from '../wikipedia/wikipedia-html.parse.ts'
 
 /**
  * The parsers' output on every saved page of their engine, against what they read before the
- * parse-speed work (issue 15: htmlparser2 trees with script and style content dropped, an element
+ * parse-speed work (docs/performance.md: htmlparser2 trees with script and style content dropped, an element
  * index and compiled selectors instead of cheerio queries). The golden was written by the parsers
  * as they were; a change here is a change in what a page yields, to be made on purpose.
  */

@@ -1,5 +1,5 @@
 /**
- * Where an engine request really goes (TRAWL_UPSTREAM_HOSTS, CONTRACT §4) and which redirects
+ * Where an engine request really goes (TRAWL_UPSTREAM_HOSTS, README.md "Configuration") and which redirects
  * the client may follow. Pure functions, so the rules are testable without a network.
  */
 

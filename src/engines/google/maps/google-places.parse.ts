@@ -1,4 +1,4 @@
-/** Places are Maps places projected to the SPEC's places fields. */
+/** Places are Maps places projected to the item fields of /v1/places (results.schema.ts). */
 import type { MapsPlace, VerticalPage, VerticalRequest } from '../../engine.types.ts'
 import { parseGoogleMaps } from './google-maps.parse.ts'
 

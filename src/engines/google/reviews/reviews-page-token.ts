@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../../../errors.ts'
 import type { ReviewSort, VerticalRequest } from '../../engine.types.ts'
 
-/** Paging reaches the first 100 reviews of a sort order (SPEC). */
+/** Paging reaches the first 100 reviews of a sort order (README.md "What works today"). */
 export const REVIEWS_CAP = 100
 
 export interface ReviewsPageState {
