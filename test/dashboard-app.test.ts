@@ -96,6 +96,9 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       await page.goto(`${trawl.base}/app/usage`)
       await page.getByLabel('Email').waitFor()
       expect(consoleErrors).toEqual([])
+      // Sign-up is off on this server (no TRAWL_SIGNUP=open): the form does not offer it.
+      expect(await page.getByRole('button', { name: 'Create an account' }).count()).toBe(0)
+      expect(await page.getByText('Accounts are created by the operator').count()).toBe(1)
       await page.getByLabel('Email').fill(owner.email)
       await page.getByLabel('Password').fill('not the password')
       await page.getByRole('button', { name: 'Sign in' }).click()

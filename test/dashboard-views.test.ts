@@ -96,6 +96,44 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
   }
 
   test(
+    'playground API: the page tools refuse bad input as their endpoints do, before anything is billed; a crawl reserves its limit on the key',
+    async () => {
+      const login = await fetch(`${trawl.base}/app/api/v1/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: owner.email, password: PASSWORD }),
+      })
+      const cookie = login.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ')
+      const run = async (endpoint: string, params: unknown) => {
+        const res = await fetch(`${trawl.base}/app/api/v1/playground/${endpoint}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie },
+          body: JSON.stringify({ params }),
+        })
+        return { status: res.status, body: await res.json() }
+      }
+      const balance = async () => (await (await trawl.admin('GET', `/admin/v1/accounts/${owner.id}`)).json()).balance as number
+      const before = await balance()
+      expect(await run('webpage', { urls: [site.url] })).toMatchObject({
+        status: 400,
+        body: { error: { code: 'invalid_request', message: 'unknown parameter urls: use url (one page), or POST /v1/extract for up to 20 pages' } },
+      })
+      expect(await run('extract', { url: site.url })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('use urls') } } })
+      expect(await run('map', { url: 'not a url' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } })
+      expect(await run('crawl', { url: site.url, limit: 0 })).toMatchObject({ status: 400, body: { error: { message: 'limit must be between 1 and 1,000' } } })
+      expect(await balance()).toBe(before)
+
+      const started = await run('crawl', { url: `${site.url}/about`, limit: 1, sitemap: 'skip' })
+      expect(started).toMatchObject({ status: 200, body: { vertical: 'crawl', credits_used: 1, json: { kind: 'crawl', credits_reserved: 1 } } })
+      expect((await (await api(`/v1/crawl/${started.body.json.id}`)).json()).id).toBe(started.body.json.id)
+    },
+    TIMEOUT,
+  )
+
+  test(
     'playground: webpage, extract and map run on the key and show what they read; curl sent as written answers alike; the key picker is short',
     async () => {
       const app = await signIn()
@@ -147,6 +185,7 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
     async () => {
       const app = await signIn(390)
       await app.getByRole('link', { name: 'Playground' }).click()
+      expect(await app.getByLabel('Billed on key').locator('option').first().textContent()).toBe(`default · ${owner.key.slice(0, 17)}…`)
       await choose(app, 'crawl')
       await app.getByLabel('url required').fill(`${site.url}/blog/`)
       await app.locator('summary', { hasText: 'More parameters' }).click()
