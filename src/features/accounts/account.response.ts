@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** GET /v1/account (SPEC "Account"), for the OpenAPI document. */
+/** GET /v1/account's answer, for the OpenAPI document. */
 export const AccountResponse = z.object({
   balance: z.number().describe('credits'),
   rate_limit_rps: z.number().int(),

@@ -6,11 +6,11 @@ import type { Services } from '../../services.ts'
 import { AccountResponse } from './account.response.ts'
 import { accountForKey } from './accounts.service.ts'
 
-/** SPEC: "No parameters"; an unknown one is a 400 like on every endpoint (api_key is the credential). */
+/** GET /v1/account takes no parameters; an unknown one is a 400 like on every endpoint (api_key is the credential). */
 const NoParams = z.strictObject({})
 
 export function accountRoutes(app: FastifyInstance, services: Pick<Services, 'store'>) {
-  // Free and not rate limited, but authenticated (SPEC Limits "Rate counting").
+  // Free and not rate limited, but authenticated.
   app.get(
     '/v1/account',
     {

@@ -48,7 +48,7 @@ export const AddMemberBody = z.strictObject({ email, password })
 export const keyName = z.string({ error: 'name is required' }).trim().min(1, 'name must not be empty').max(64, 'name must be at most 64 characters')
 
 export const CreateKeyBody = z.strictObject({
-  // CONTRACT does not require a name on the operator API: unnamed keys are called as the first one is.
+  // The operator API does not require a key name: unnamed keys are called as the first one is.
   name: keyName.default('default'),
   credit_limit: credits('credit_limit').nullable().optional(),
   user_id: z.string().min(1).optional(),

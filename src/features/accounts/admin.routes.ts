@@ -4,7 +4,7 @@ import type { Services } from '../../services.ts'
 import { AccountIdParams, AddCreditsBody, AddMemberBody, CreateAccountBody, CreateKeyBody, PatchAccountBody } from './accounts.schema.ts'
 import { addCredits, addMember, createAccount, createKey, getAccount, patchAccount } from './accounts.service.ts'
 
-/** The operator API (CONTRACT §3): what the commercial service does with payments, for self-hosters. */
+/** The operator API (README.md "Operating it"): what the commercial service does with payments, for self-hosters. */
 export function adminRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys'>) {
   const { store, keys } = services
   const opts = (summary: string) => ({ config: { auth: 'admin' as const }, schema: { summary, tags: ['operator'], hide: true } })

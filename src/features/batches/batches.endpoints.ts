@@ -14,7 +14,7 @@ import { explainParamElsewhere } from '../search/verticals/param-homes.ts'
 import { runVertical } from '../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS, type VerticalName } from '../search/verticals/vertical.specs.ts'
 
-/** SPEC "Batches": the endpoints a batch may target, in SPEC's order. */
+/** The endpoints a batch may target (docs/batches.md), in a fixed order. */
 export const BATCH_ENDPOINTS = [
   'search',
   'images',
@@ -48,7 +48,7 @@ export interface PreparedEntry {
  */
 export type PrepareEntry = (deps: AppDeps, auth: AuthContext, entry: Record<string, unknown>) => PreparedEntry
 
-/** Realtime endpoints do not take webhook_url (SPEC Authentication 12): in a batch it belongs beside `requests`. */
+/** Realtime endpoints do not take webhook_url (docs/batches.md): in a batch it belongs beside `requests`. */
 function explainFor(path: string) {
   const elsewhere = explainParamElsewhere(path)
   return (name: string) =>

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ErrorEnvelope } from '../../http/error-schema.ts'
 
-/** SPEC "Batch job", for the OpenAPI document. */
+/** A batch job, for the OpenAPI document. */
 export const BatchJob = z.object({
   id: z.string().describe('UUID'),
   status: z.enum(['queued', 'running', 'done', 'failed']),

@@ -12,7 +12,7 @@ export function batchRoutes(app: FastifyInstance, deps: AppDeps) {
   app.post(
     '/v1/batches',
     {
-      // One request for the rate limit, however many entries it holds (SPEC Limits "Rate counting").
+      // One request for the rate limit, however many entries it holds.
       config: { auth: 'key', billed: true },
       schema: {
         tags: ['batches'],
@@ -39,7 +39,7 @@ export function batchRoutes(app: FastifyInstance, deps: AppDeps) {
   app.get(
     '/v1/batches/:id',
     {
-      // Authenticated but free of the rate limit (SPEC Limits "Rate counting").
+      // Authenticated but free of the rate limit.
       config: { auth: 'key-free' },
       schema: {
         tags: ['batches'],

@@ -1,13 +1,13 @@
 import { z } from 'zod'
 import { BATCH_ENDPOINTS } from './batches.endpoints.ts'
 
-/** SPEC Limits "Batch size". */
+/** A batch holds 1 to 100 requests (docs/batches.md). */
 export const MAX_BATCH_REQUESTS = 100
 
 const sizeMessage = `requests must be an array of 1 to ${MAX_BATCH_REQUESTS} request objects`
 
 /**
- * POST /v1/batches (SPEC "Batches"). Each entry of `requests` is only required to be there: it is
+ * POST /v1/batches (docs/batches.md). Each entry of `requests` is only required to be there: it is
  * validated on its own by the realtime endpoint's schema, so a bad entry becomes an error object in
  * `batches[]` instead of failing the whole call.
  */

@@ -17,14 +17,14 @@ import { countActiveBatchJobs, findBatchJob, insertBatchJobs } from './batches.s
 
 /** The job kind's name: what `wakeJobs(store, BATCH_JOB)` wakes. */
 export const BATCH_JOB = 'batch'
-/** SPEC Limits "Queued batch jobs per account". */
+/** Batch jobs an account may have queued or running at once. */
 export const MAX_ACTIVE_BATCH_JOBS = 10_000
-/** SPEC "Batch job": results kept 24 hours. */
+/** A batch job's result is kept 24 hours. */
 export const BATCH_RESULT_TTL_MS = 24 * 3600_000
 /** Ledger label of a batch's charge and its jobs' refunds. */
 export const BATCH_LEDGER_ENDPOINT = '/v1/batches'
 
-/** SPEC "Credit prices": a batch job costs half the realtime price. */
+/** A batch job costs half the realtime price (billing/prices.ts). */
 export const batchPriceMc = (realtimeMc: number) => Math.round(realtimeMc * PRICES.batchFactor)
 
 type ErrorEntry = ReturnType<ApiError['toBody']>
@@ -33,7 +33,7 @@ const withoutKey = ({ api_key: _key, ...entry }: Record<string, unknown>) => ent
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
 
-/** SPEC "Batch job": the wire form of a row. */
+/** A batch job's wire form (BatchJob in the OpenAPI document). */
 export function toBatchJobView(row: BatchJobRow, baseUrl: string, webhookStatus: BatchJob['webhook_status']): BatchJob {
   const finished = row.status === 'done' || row.status === 'failed'
   return {

@@ -12,7 +12,7 @@ export const findBatchJob = (db: Db | Tx, accountId: string, id: string) =>
 
 export const findBatchJobById = (db: Db | Tx, id: string) => db.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst()
 
-/** Jobs of the account still waiting or in flight (SPEC Limits: up to 10,000). */
+/** Jobs of the account still waiting or in flight (at most 10,000 per account). */
 export async function countActiveBatchJobs(db: Db | Tx, accountId: string): Promise<number> {
   const row = await db
     .selectFrom('batch_jobs')

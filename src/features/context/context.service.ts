@@ -67,7 +67,7 @@ export interface ContextOutcome {
   cacheHit: boolean
 }
 
-/** Search results read at once (extract's SPEC limit). */
+/** Search results read at once (extract's limit too). */
 const PARALLEL_PAGES = 5
 /** Deadline for reading pages, from the first read: a page still loading then is listed as a timeout. */
 const PAGES_TIMEOUT_MS = 15_000

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** SPEC "Crawl task", for the OpenAPI document. */
+/** A crawl task, for the OpenAPI document. */
 export const CrawlTask = z.object({
   id: z.string(),
   kind: z.literal('crawl'),

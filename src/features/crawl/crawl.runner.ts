@@ -3,11 +3,11 @@ import { tokenize } from '../../text/bm25.ts'
 
 /**
  * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 fetches in
- * flight, robots rules and Crawl-delay, and every limit of SPEC "Crawl". Its collaborators come in
+ * flight, robots rules and Crawl-delay, and every limit of a crawl request (crawl.schema.ts). Its collaborators come in
  * through `CrawlEnv` so the loop can be tested and reused (a monitor or a batch could drive it).
  */
 
-/** Fetches at a time (SPEC). A fetch's slot is freed when its body has arrived, not when the page is read. */
+/** Fetches at a time (docs/crawl.md). A fetch's slot is freed when its body has arrived, not when the page is read. */
 export const CRAWL_CONCURRENCY = 5
 /** Pages fetched and still being read (on reader threads) at once, besides the fetches: bounds memory. */
 export const CRAWL_READ_BACKLOG = 8
@@ -249,7 +249,7 @@ export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOut
   const frontierReady = robotsReady.then(async (robots) => {
     if (!robots.blocked && plan.sitemap !== 'skip' && plan.maxDepth >= 1) {
       for (const url of await env.sitemapUrls(robots.sitemaps, Math.min(plan.limit * 10, 5000))) {
-        // Sitemap pages count as depth 1 (SPEC); the filters apply as to any link.
+        // Sitemap pages count as depth 1; the filters apply as to any link.
         if (plan.follow(url) && enqueue(url, 1)) sitemapUrls++
       }
     }

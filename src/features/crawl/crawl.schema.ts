@@ -3,7 +3,7 @@ import { maxTokens, renderMode } from '../../params/page.params.ts'
 import { flag, maxAge } from '../../params/search.params.ts'
 import { pathPatterns, sitemapMode, siteUrl } from '../../params/site.params.ts'
 
-/** POST /v1/crawl (SPEC "Crawl"). */
+/** POST /v1/crawl (docs/crawl.md). */
 export const CrawlParams = z.strictObject({
   url: siteUrl.describe('start page; always read'),
   limit: z

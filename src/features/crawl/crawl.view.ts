@@ -24,7 +24,7 @@ function resultJson(row: CrawlRow, pagesJson: string[] = []): string | null {
   return 'whole' in text ? text.whole : `${text.before}${pagesJson.join(',')}${text.after}`
 }
 
-/** SPEC "Crawl task": the wire form of a crawl row; `pagesJson` from crawl.store.ts `crawlPagesJson` (lists leave it out). */
+/** The crawl task: the wire form of a crawl row; `pagesJson` from crawl.store.ts `crawlPagesJson` (lists leave it out). */
 export function toCrawlView(row: CrawlRow, webhookStatus: string | null, pagesJson?: string[]) {
   const request = json<{ limit: number }>(row.request)
   return {

@@ -12,7 +12,7 @@ const webhookUrl = z
   .refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), 'url must not contain credentials')
 const PutWebhookBody = z.strictObject({ url: webhookUrl.nullable() })
 
-/** Webhook settings in the dashboard API (CONTRACT §3b); session cookie auth like the key routes. */
+/** Webhook settings in the dashboard API (docs/dashboard.md); session cookie auth like the key routes. */
 export function webhookSettingsRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'config'>) {
   // The same {app}/api prefix as dashboard-api.routes.ts (the session cookie is scoped to it).
   const prefix = new URL(services.config.appUrl).pathname.replace(/\/$/, '') + '/api'

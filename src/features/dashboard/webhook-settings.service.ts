@@ -13,7 +13,7 @@ import { recentDeliveries } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
- * The account's webhook settings in the dashboard (CONTRACT §3b, SPEC Authentication 11).
+ * The account's webhook settings in the dashboard (docs/dashboard.md).
  * Decisions: every user of the account may read the URL and the secret's prefix (members already see
  * and manage keys); only the owner changes the URL or rotates the secret, since both redirect or
  * re-key what every batch, crawl and monitor of the account sends. The secret itself is shown only

@@ -19,7 +19,7 @@ export interface ParamSchema {
 type Normalise = (params: never, auth: AuthContext) => object
 
 /**
- * The search family fills its defaults in code (SPEC `request` echoes them): they are read off
+ * The search family fills its defaults in code (the echoed `request` shows them): they are read off
  * what the normaliser makes of a request holding only the required parameters.
  */
 const NORMALISERS: Record<string, Normalise> = {

@@ -6,7 +6,7 @@ import { componentRegistry } from './openapi.components.ts'
 import { describedDefault, normalisedDefaults, type ParamSchema } from './openapi.defaults.ts'
 import { exampleFor } from './request-examples.ts'
 
-/** SPEC Versioning: the interface version, independent of the package version. */
+/** The interface version (docs/api-reference.md), independent of the package version. */
 export const API_VERSION = '1.0.2'
 
 /** Set on a billed route's operation by `transform`, read and removed by `completeDocument`. */
@@ -66,7 +66,7 @@ const header = (description: string, schema: { type: 'string' | 'number' | 'inte
   ...(required && { required }),
 })
 
-/** SPEC Conventions 8 and Errors: the headers of the answers. */
+/** The headers of the answers (docs/api-reference.md "Headers, answers and formats"). */
 const HEADERS = {
   'X-Request-Id': header('The request id; the same as `request_id` in the body.', { type: 'string' }),
   'X-Credits-Used': header('Credits this call cost; 0 when it failed.', { type: 'number' }),
@@ -188,7 +188,7 @@ function requestFields(op: Operation): { name: string; schema: ParamSchema; desc
     .map((p) => ({ name: p.name, schema: p.schema!, description: p.description, required: p.required ?? false }))
 }
 
-/** SPEC Conventions 1 and 6: format=markdown answers text/markdown on the verticals that have it. */
+/** format=markdown answers text/markdown on the verticals that have it. */
 function answersMarkdown(op: Operation): boolean {
   const format = requestFields(op).find((f) => f.name === 'format')?.schema
   return (format?.enum?.includes('json') && format.enum.includes('markdown')) ?? false

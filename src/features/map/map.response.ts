@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** POST /v1/map (SPEC "Map"), for the OpenAPI document. */
+/** POST /v1/map's answer, for the OpenAPI document. */
 export const MapResponse = z.object({
   request: z.record(z.string(), z.unknown()).describe('url, limit, sitemap, include_subdomains and the filters sent'),
   results: z.array(

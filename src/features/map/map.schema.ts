@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { flag } from '../../params/search.params.ts'
 import { pathPatterns, sitemapMode, siteUrl } from '../../params/site.params.ts'
 
-/** POST /v1/map (SPEC "POST /v1/map"). */
+/** The body of POST /v1/map. */
 export const MapParams = z.strictObject({
   url: siteUrl.describe('any page of the site; sitemaps are read from its origin'),
   search: z

@@ -13,7 +13,7 @@ import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
 import { bm25Scores, tokenize } from '../../text/bm25.ts'
 import type { MapParams } from './map.schema.ts'
 
-/** SPEC: "A call takes at most about 30 seconds": the walk stops here, leaving time to answer. */
+/** A map call takes at most about 30 seconds: the walk stops here, leaving time to answer. */
 const MAP_BUDGET_MS = 25_000
 const START_PAGE_TIMEOUT_MS = 15_000
 

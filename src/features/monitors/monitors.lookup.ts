@@ -43,7 +43,7 @@ export async function lookUp(deps: AppDeps, auth: AuthContext, endpoint: Monitor
   return { kind: 'results', items: itemsAsSent('news', out.body, saved.num), usedMc: out.usedMc }
 }
 
-/** The top `num` items as the realtime endpoint's JSON has them: every SPEC field, null when unknown. */
+/** The top `num` items as the realtime endpoint's JSON has them: every item field, null when unknown. */
 function itemsAsSent(vertical: 'search' | 'news', body: ResponseBody, num: number): Record<string, unknown>[] {
   return (completeBody(vertical, body).results as Record<string, unknown>[]).slice(0, num)
 }

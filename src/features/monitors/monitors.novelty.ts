@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { siteKey } from '../../site/urls/url.canonical.ts'
 
 /**
- * Novelty detection (SPEC Monitors): a result is new when the hash of its canonical link was not
+ * Novelty detection (docs/monitors.md): a result is new when the hash of its canonical link was not
  * reported before under the monitor's current baseline. Only SHA-256 hashes are stored, never the
  * links themselves; canonical means siteKey (scheme, www., trailing slash, fragments and tracking
  * parameters folded), so the same page found as http://www.x.com/a/ and https://x.com/a is one.

@@ -32,7 +32,7 @@ export interface WatchedPage {
   url: string
 }
 
-/** Depths an engine is asked for (SPEC num): the smallest that covers the watched num. */
+/** Depths an engine is asked for (the values `num` takes): the smallest that covers the watched num. */
 const DEPTHS = [10, 20, 30, 50, 100] as const
 export const depthFor = (num: number) => DEPTHS.find((d) => d >= num) ?? 100
 

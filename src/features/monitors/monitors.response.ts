@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** SPEC "Monitor", and the bodies SPEC leaves open (run history, monitor.results), for the OpenAPI document. */
+/** A monitor, its run history and the monitor.results body, for the OpenAPI document. */
 
 const iso = z.string().describe('ISO 8601')
 

@@ -4,7 +4,7 @@ import * as p from '../../params/search.params.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { VERTICAL_SPECS } from '../search/verticals/vertical.specs.ts'
 
-/** SPEC "Monitors": the POST /v1/monitors body, exactly its parameters. */
+/** The POST /v1/monitors body, exactly its parameters (docs/monitors.md). */
 
 export const MAX_MONITORS = 100
 export const INTERVALS = { hourly: 3600, daily: 86_400, weekly: 604_800 } as const

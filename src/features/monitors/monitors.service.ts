@@ -25,7 +25,7 @@ import { toMonitorView, toRunView } from './monitors.view.ts'
 import { MONITOR_JOB } from './monitors.worker.ts'
 
 /**
- * Monitors (SPEC "Monitor", "Monitor activity", Monitors endpoints). A monitor row is also its own
+ * Monitors (docs/monitors.md). A monitor row is also its own
  * scheduled job: 'queued' with run_at = the next run, 'running' while a worker holds its lease,
  * 'paused' while inactive. Every change made with a key makes that key the one runs are billed on.
  */
@@ -204,7 +204,7 @@ export async function monitorRuns(store: Store, accountId: string, id: string, q
 }
 
 /**
- * A revoked key pauses every monitor billed on it (SPEC Monitor activity); a run in flight is
+ * A revoked key pauses every monitor billed on it (docs/monitors.md); a run in flight is
  * dropped unbilled. PATCH active=true with a live key resumes one on that key. Rotation keeps the
  * key id, so it changes nothing here.
  */

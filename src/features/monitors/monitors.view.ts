@@ -15,7 +15,7 @@ export function monitorName(row: Pick<MonitorRow, 'name' | 'request'>): string {
 }
 
 /**
- * SPEC "Monitor". The stored last_status is the last run's outcome; a paused monitor shows `paused`
+ * A monitor's wire form. The stored last_status is the last run's outcome; a paused monitor shows `paused`
  * whatever the reason (10 failures, a revoked key, PATCH), and shows the last run's outcome again
  * once resumed. `webhookFailed`: the newest monitor.results delivery failed after all attempts.
  */

@@ -9,7 +9,7 @@ export interface PlaygroundWindow {
   seconds: number
 }
 
-/** SPEC Limits "Playground (keyless)": 5 searches per minute and 20 per day per IP. */
+/** The keyless playground: 5 searches per minute and 20 per day per IP (docs/playground.md). */
 export const PLAYGROUND_WINDOWS: readonly PlaygroundWindow[] = [
   { name: 'minute', points: 5, seconds: 60 },
   { name: 'day', points: 20, seconds: 86_400 },

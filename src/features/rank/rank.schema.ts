@@ -31,7 +31,7 @@ function hostOf(raw: string): string | undefined {
   return /^([a-z0-9-]+\.)+[a-z0-9-]{2,63}$/.test(host) ? host : undefined
 }
 
-/** POST /v1/rank (SPEC): q, domain, num (default 100), country, language, location, device, max_age. */
+/** POST /v1/rank: q, domain, num (default 100), country, language, location, device, max_age. */
 export const RankParams = z.strictObject({
   q: p.q.describe('the keyword'),
   domain: domain.describe('domain to find; subdomains match (blog.example.com matches example.com)'),

@@ -21,10 +21,10 @@ export interface ReadingDeps extends PageReadDeps {
   store: Store
 }
 
-/** SPEC Limits: "5 pages in parallel". */
+/** Extract reads at most 5 pages in parallel. */
 const PARALLEL_PAGES = 5
 
-/** The failure codes SPEC allows in extract `failed[]`; empty_page is not an HTTP error, so it is not an ErrorCode. */
+/** The failure codes extract's `failed[]` may hold; empty_page is not an HTTP error, so it is not an ErrorCode. */
 export type PageFailureCode = 'invalid_request' | 'upstream_error' | 'upstream_timeout' | 'empty_page'
 
 export interface PageFailure {
@@ -150,7 +150,7 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
   }
 }
 
-/** SPEC `request`: the deduplicated URLs with defaults filled in; optional parameters only when sent. */
+/** The echoed `request`: the deduplicated URLs with defaults filled in; optional parameters only when sent. */
 function normalisedRequest(params: ExtractParams, urls: string[]): ExtractRequest {
   const request: ExtractRequest = {
     urls,

@@ -7,7 +7,7 @@ import { ExtractResponse, WebpageResponse } from './reading.response.ts'
 import { ExtractParams, rejectSwappedUrlField, WebpageParams } from './reading.schema.ts'
 import { runWebpage } from './webpage.service.ts'
 
-/** POST /v1/extract and POST /v1/webpage (SPEC shows POST only for page reading). */
+/** POST /v1/extract and POST /v1/webpage (page reading is POST only: README.md "Decisions worth knowing"). */
 export function readingRoutes(app: FastifyInstance, deps: ReadingDeps & { usdPerCredit: number }) {
   const config = { auth: 'key' as const, billed: true }
 

@@ -4,8 +4,8 @@ import { maxTokens, renderMode } from '../../params/page.params.ts'
 import { country, flag, maxAge } from '../../params/search.params.ts'
 
 /**
- * Request bodies of POST /v1/extract and POST /v1/webpage (SPEC "POST /v1/extract", Limits
- * "Extract"). Both read pages the same way, so they share every option but the URL field.
+ * Request bodies of POST /v1/extract and POST /v1/webpage (extract: up to 20
+ * URLs). Both read pages the same way, so they share every option but the URL field.
  */
 
 export const MAX_EXTRACT_URLS = 20

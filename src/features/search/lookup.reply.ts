@@ -4,7 +4,7 @@ import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import { type OutputOptions, type ResponseBody, renderSearchReply, type Vertical } from './output/output.ts'
 
-/** Renders a billed lookup in the asked format and sends it with SPEC's billing headers. */
+/** Renders a billed lookup in the asked format and sends it with the billing headers (http/billing-headers.ts). */
 export function sendLookup<B extends ResponseBody>(
   req: FastifyRequest,
   reply: FastifyReply,

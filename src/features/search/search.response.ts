@@ -3,7 +3,7 @@ import { OrganicResult, ParseQuality, SearchSections } from '../../engines/resul
 
 /**
  * The /v1/search response (format=json): the one definition of these shapes. The OpenAPI document
- * is generated from it and the TypeScript types are inferred from it (engines/engine.types.ts). SPEC's item
+ * is generated from it and the TypeScript types are inferred from it (engines/engine.types.ts). Item
  * fields are required and nullable: format=json sends every one, null when unknown, [] for an empty
  * list (output/stable-shape.ts). Optional keys are the ones that may be absent on purpose.
  * format=compact and fields= trim it.

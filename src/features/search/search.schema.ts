@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import * as p from '../../params/search.params.ts'
 
-/** POST body and GET query of /v1/search (SPEC parameter table, "Applies to" search). */
+/** POST body and GET query of /v1/search: the parameters that apply to web search. */
 export const SearchParams = z
   .strictObject({
     q: p.q.describe('the query'),

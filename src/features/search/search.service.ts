@@ -34,7 +34,7 @@ export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_qualit
   meta: Record<string, unknown>
 }
 
-/** Fills defaults and folds aliases so equal requests share one cache entry (SPEC `request`). */
+/** Fills defaults and folds aliases so equal requests share one cache entry and `request` echoes them. */
 export function normaliseSearch(p: SearchParams, auth: AuthContext): SearchRequest {
   const engine = resolveEngineName(p.engine, auth, { consensus: true })
   const country = p.country ?? (p.location ? countryFromLocation(p.location) : undefined) ?? 'us'
@@ -87,7 +87,7 @@ export function runSearch(
     {
       endpoint: opts.endpoint ?? '/v1/search',
       request: req,
-      // consensus: one page per provider that returned results (SPEC), so one is held per provider asked.
+      // consensus bills one page per provider that returned results, so one is held per provider asked.
       priceMc: searchPriceMc(req.num) * (consensus ? planned.length : 1),
       deliveredMc: (body) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length)),
       maxAge: opts.maxAge,

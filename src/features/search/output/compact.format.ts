@@ -1,7 +1,7 @@
 /**
  * `format=compact`: the JSON body cut down to what a language model needs to pick a result, for the fewest tokens.
  *
- * Rules: the top-level keys stay exactly as they are (SPEC convention 6); `request` and `meta` are kept whole;
+ * Rules: the top-level keys stay exactly as they are (README.md "Stable shapes"); `request` and `meta` are kept whole;
  * items and feature blocks keep only the fields listed below; inside them null, empty strings, empty arrays and
  * empty objects are dropped. A top-level key without a rule here (a future extra) passes through, pruned the same way.
  */

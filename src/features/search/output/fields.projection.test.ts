@@ -95,7 +95,7 @@ describe('projectFields', () => {
     expect(out.answer_box).toEqual({ answer: '9 bars of pressure' })
   })
 
-  test('a bare top-level name keeps the whole value; unlisted top-level keys stay with no fields (SPEC: same top-level keys)', () => {
+  test('a bare top-level name keeps the whole value; unlisted top-level keys stay with no fields (the same top-level keys)', () => {
     const body = searchBody()
     const out = projectFields(body, parseFields('knowledge_graph,related_searches', SEARCH_KEYS))
     expect(Object.keys(out)).toEqual(Object.keys(body))

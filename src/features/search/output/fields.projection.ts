@@ -1,7 +1,7 @@
 /**
  * `fields=`: a comma-separated list of dotted paths that trims a JSON response to what the caller reads.
  *
- * Semantics, precisely (SPEC convention 6 says "same top-level keys, fewer item fields, meta always kept"):
+ * Semantics, precisely (the rule, README.md "Stable shapes": same top-level keys, fewer item fields, meta always kept):
  * - `request` and `meta` are always kept whole; naming them, or a path inside them, is accepted and changes nothing.
  * - Every other top-level key stays, so the envelope keeps its keys: a bare name (`knowledge_graph`) keeps the whole
  *   value, a dotted path (`answer_box.answer`) keeps only that part, and an unnamed key is emptied: a list becomes

@@ -34,7 +34,7 @@ const LAYOUTS: Record<MarkdownVertical, { label: string; render: BlockRenderer }
   reviews: { label: 'Reviews', render: renderReviewBlocks },
 }
 
-/** Verticals that have a Markdown layout. Autocomplete (a list of strings) and lens (JSON only per SPEC) do not. */
+/** Verticals that have a Markdown layout. Autocomplete (a list of strings) and lens (JSON only) do not. */
 export const MARKDOWN_VERTICALS: ReadonlySet<Vertical> = new Set(Object.keys(LAYOUTS) as MarkdownVertical[])
 
 /** Throws `invalid_request` when `format` is not offered on `vertical`; call it before doing any upstream work. */

@@ -37,7 +37,7 @@ describe('renderSearchResponse', () => {
         { link: 'https://deals.example.com/espresso?ref=a|b' },
       ],
       answer_box: { answer: '9 bars of pressure' },
-      // SPEC convention 6: the same top-level keys; those not named are empty.
+      // The same top-level keys (README.md "Stable shapes"); those not named are empty.
       people_also_ask: [],
       related_searches: [],
       knowledge_graph: null,

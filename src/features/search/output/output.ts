@@ -63,7 +63,7 @@ export function validateOutputOptions(vertical: Vertical, options: OutputOptions
   assertFormatAllowed(vertical, options.format)
   if (options.fields === undefined) return undefined
   if (vertical === 'autocomplete') {
-    // SPEC's parameter table offers fields= on every vertical except autocomplete, whose items have one field.
+    // fields= is offered on every vertical except autocomplete, whose items have one field.
     throw new ApiError('invalid_request', `fields is not available on ${endpointPath(vertical)}`)
   }
   if (options.format === 'markdown') {
@@ -86,7 +86,7 @@ export function renderSearchReply<B extends ResponseBody>(vertical: Vertical, bo
     const markdown = renderMarkdown(vertical, body)
     return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: () => markdown }
   }
-  // Every format starts from the complete body, so the top-level keys are the same in each (SPEC convention 6).
+  // Every format starts from the complete body, so the top-level keys are the same in each (README.md "Stable shapes").
   const complete = completeBody(vertical, body) as B
   let shaped: object
   if (fields) {

@@ -9,7 +9,7 @@ export type Vertical = (typeof VERTICALS)[number]
 
 export type OutputFormat = 'json' | 'compact' | 'markdown'
 
-/** SPEC "Response meta". */
+/** The `meta` of every search-family response. */
 export type ResponseMeta = z.infer<typeof SearchMeta>
 
 /**
@@ -27,7 +27,7 @@ export interface ResponseBody {
 /** A JSON object as the output layer reads it: it only ever sees parsed, plain data. */
 export type JsonObject = Record<string, unknown>
 
-/** The vertical's format=json response schema (SPEC "Resources and their fields"). */
+/** The vertical's format=json response schema. */
 export function responseSchema(vertical: Vertical): z.ZodObject {
   return vertical === 'search' ? SearchResponse : verticalResponse(vertical)
 }

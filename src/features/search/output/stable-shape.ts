@@ -9,7 +9,7 @@ import { type JsonObject, type ResponseBody, responseSchema, type Vertical } fro
 
 /** The format=json body of a vertical: every schema key present, null when unknown, [] for an empty list. */
 export function completeBody<B extends ResponseBody>(vertical: Vertical, body: B): JsonObject {
-  // SPEC: ads only when asked for, and then always, even when the page had none.
+  // ads only when asked for (ads=true), and then always, even when the page had none.
   const asked = vertical === 'search' && (body.request as { ads?: unknown }).ads === true
   return complete(responseSchema(vertical), asked ? { ...body, ads: (body as { ads?: unknown }).ads ?? [] } : body) as JsonObject
 }

@@ -9,7 +9,7 @@ const PARAMS_BY_PATH: [string, Set<string>][] = [
 
 /**
  * For a parameter `path` does not take but other search endpoints do, a message naming where it
- * applies (SPEC's example: "include_content is only supported on /v1/search"). Undefined for a
+ * applies (for example "include_content is only supported on /v1/search"). Undefined for a
  * name no endpoint knows, which gets the generic unknown-parameter message.
  */
 export function explainParamElsewhere(path: string): (name: string) => string | undefined {

@@ -6,13 +6,13 @@ import type { VerticalName } from './vertical.specs.ts'
 /**
  * Response bodies of the verticals (format=json; compact and fields= trim them): the one definition
  * of their shapes, for the OpenAPI document and the inferred types (engines/engine.types.ts). Every item
- * field SPEC lists is required: null when unknown, [] for an empty list (output/stable-shape.ts).
+ * field listed here is required: null when unknown, [] for an empty list (output/stable-shape.ts).
  */
 
 /** The wire shape of one `results[]` item of a vertical. */
 export type VerticalItem<N extends VerticalName> = z.infer<(typeof ITEMS)[N]>
 
-/** The item fields SPEC lists for a vertical (besides position), in its order. */
+/** A vertical's item fields (besides position), in the order of its schema. */
 export function itemFields(name: VerticalName): string[] {
   return Object.keys(ITEMS[name].shape).filter((f) => f !== 'position')
 }

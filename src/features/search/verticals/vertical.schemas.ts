@@ -4,8 +4,8 @@ import { isPublicAddress, stripBrackets } from '../../../net/address-policy.ts'
 import * as p from '../../../params/search.params.ts'
 
 /**
- * Request schemas of the verticals other than web search: exactly the parameters SPEC's table lists
- * for each one (strict objects, so anything else is an unknown-parameter 400 naming it).
+ * Request schemas of the verticals other than web search: exactly the parameters that apply to
+ * each one, as the OpenAPI document lists them (strict objects, so anything else is an unknown-parameter 400 naming it).
  */
 
 const qParam = p.q.describe('the query')

@@ -14,9 +14,9 @@ export interface VerticalSpec {
   name: VerticalName
   summary: string
   description: string
-  /** Strict: exactly SPEC's parameters for this vertical. */
+  /** Strict: exactly the parameters this vertical takes (vertical.schemas.ts). */
   schema: z.ZodObject
-  /** Fills defaults in SPEC's order, so equal requests share one cache entry and `request` echoes them. */
+  /** Fills defaults in a fixed order, so equal requests share one cache entry and `request` echoes them. */
   normalise(params: Record<string, unknown>, auth: AuthContext): VerticalRequest
   /** Reserved before the lookup. */
   priceMc(req: VerticalRequest): number
@@ -30,7 +30,7 @@ type Params = Record<string, unknown>
 type Echoed = keyof VerticalRequest | [keyof VerticalRequest, unknown]
 
 /**
- * The normalised request: `fields` in SPEC's order, defaults filled in, optional ones left out when
+ * The normalised request: `fields` in a fixed order, defaults filled in, optional ones left out when
  * not sent. Equal requests therefore share one cache entry, and `request` echoes them.
  */
 function echo(endpoint: VerticalName, params: Params, fields: Echoed[]): VerticalRequest {
