@@ -168,7 +168,7 @@ async function prepaidLookup<B extends LookupBody>(deps: LookupDeps, plan: Looku
 
 export const elapsed = (started: number) => Math.round(performance.now() - started)
 
-/** SPEC "Response meta" of a live answer; request_id, credits and latency are final after settling. */
+/** The response `meta` of a live answer; request_id, credits and latency are final after settling. */
 export function liveMeta(requestId: string, answer: { engine: string; attempts: unknown }, started: number, results: readonly unknown[], quality: string) {
   return {
     request_id: requestId,

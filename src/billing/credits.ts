@@ -55,7 +55,7 @@ interface Standing {
   used(scope: 'key' | 'account' | 'account_day'): number
 }
 
-/** The refusal for a debit of `amountMc`, checked in SPEC's order, or null when it may go ahead. */
+/** The refusal for a debit of `amountMc`, checked in order (key limit, spend cap, daily limit, balance), or null when it may go ahead. */
 function refusal(s: Standing, payer: Payer, amountMc: number): ApiError | null {
   if (payer.keyLimitMc != null) {
     const used = s.used('key')

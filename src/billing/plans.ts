@@ -1,4 +1,4 @@
-/** SPEC Limits: requests per second per key by rate plan. Enterprise is custom (account.rate_limit_rps). */
+/** Requests per second per key by rate plan (README.md "What works today"). Enterprise is custom (account.rate_limit_rps). */
 export const PLANS = ['free', 'starter', 'growth', 'pro', 'enterprise'] as const
 export type Plan = (typeof PLANS)[number]
 

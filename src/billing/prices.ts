@@ -1,6 +1,6 @@
 import { toMc } from './money.ts'
 
-/** SPEC "Credit prices", in one place. Every debit in Trawl is computed here. */
+/** Credit prices, in one place. Every debit in Trawl is computed here. */
 export const PRICES = {
   page: 1, // search, news, images, videos, maps, places, shopping, scholar, patents, webpage, compatible endpoint
   depthBundle100: 7, // num=100 instead of 10 pages

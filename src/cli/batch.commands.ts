@@ -27,7 +27,7 @@ interface Endpoint {
   markdown: boolean
 }
 
-/** SPEC "Batches": the endpoints a batch may target (BATCH_ENDPOINTS; a test keeps the two equal). */
+/** The endpoints a batch may target (docs/batches.md) (BATCH_ENDPOINTS; a test keeps the two equal). */
 export const BATCH_TARGETS: Record<string, Endpoint> = {
   search: { schema: SearchParams, param: 'q', markdown: true },
   images: { schema: VERTICAL_SPECS.images.schema, param: 'q', markdown: true },

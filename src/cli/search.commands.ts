@@ -96,7 +96,7 @@ const renderRank: Render = (body: {
   return [head, ...body.matches.map((m) => `${m.position}. [${m.title}](${m.link})`)].join('\n')
 }
 
-/** Verticals in SPEC's order; the positional argument of each. */
+/** The verticals, in a fixed order; the positional argument of each. */
 const VERTICALS: { name: VerticalName; positional: SearchLike['positional'] }[] = [
   { name: 'news', positional: 'q' },
   { name: 'images', positional: 'q' },

@@ -8,7 +8,7 @@ import type { ReadLink } from './reading.types.ts'
  * `links` and `images` of a read page (`include_links`, `include_images`).
  *
  * Links: every `<a href>` and `<area href>` of the page, navigation, header, footer and sidebars
- * included, because a caller asking for a page's links wants all of them (and SPEC's link item has
+ * included, because a caller asking for a page's links wants all of them (and a link item has
  * no field to say where a link sat). The main content's links come first, in reading order, then
  * the rest of the page in document order. Absolute http(s) URLs only, de-duplicated on the exact
  * URL (first position kept, the first non-empty text kept), links to the page itself (`#top`,

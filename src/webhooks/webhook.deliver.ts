@@ -4,7 +4,7 @@ import { findBlocked, guardedDispatcher, parseHttpUrl } from '../net/safe-fetch.
 
 export interface SendOptions {
   allowPrivateNetwork: boolean
-  /** SPEC: a receiver must answer 2xx within 10 seconds. */
+  /** A receiver must answer 2xx within 10 seconds. */
   timeoutMs: number
   /** Tests only: replaces the private-network rule (see SafeFetchOptions.addressPolicy). */
   addressPolicy?: AddressPolicy
@@ -23,7 +23,7 @@ const RESPONSE_SNIPPET_BYTES = 512
 
 /**
  * One POST of a webhook through the private-network guard. Redirects are not followed: a 3xx is a
- * failed attempt (SPEC "Events"), which also means a redirect can never steer a signed body to a
+ * failed attempt, which also means a redirect can never steer a signed body to a
  * host nobody configured.
  */
 export async function sendWebhook(rawUrl: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<SendResult> {

@@ -4,7 +4,7 @@ import { WEBHOOK_SECRET_PREFIX } from '../security/secrets.ts'
 export const WEBHOOK_USER_AGENT = 'Trawl-Webhooks/1.0'
 
 /**
- * SPEC "Events": `v1=` + hex HMAC-SHA256 keyed with the whole secret as shown (`whsec_…`), over
+ * The signature (docs/sdk.md "Webhooks"): `v1=` + hex HMAC-SHA256 keyed with the whole secret as shown (`whsec_…`), over
  * `${timestamp}.${rawBody}`, where the timestamp is this attempt's Unix time in seconds.
  */
 export function signPayload(secret: string, timestamp: number, rawBody: string): string {

@@ -17,11 +17,11 @@ export interface EnqueueWebhookInput {
   url?: string | null
   /** Serialised once here: every attempt sends (and signs) these exact bytes. */
   payload: object
-  /** The delivery id (X-Trawl-Delivery); batches pass the job id (SPEC). Default: a new UUID. */
+  /** The delivery id (X-Trawl-Delivery); batches pass the job id. Default: a new UUID. */
   id?: string
 }
 
-/** Batch/crawl/monitor view of a delivery (SPEC "Batch webhook_status"). */
+/** Batch/crawl/monitor view of a delivery (their `webhook_status`). */
 export type WebhookStatus = 'pending' | 'delivered' | 'failed'
 
 /** The job kind that delivers webhooks: what `wakeJobs(store, WEBHOOK_JOB)` wakes. */
@@ -38,7 +38,7 @@ export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, t
   const settings = await findWebhookSettings(db, input.accountId)
   const url = input.url ?? settings?.webhook_url ?? null
   if (!settings || !url) return null
-  // A job's own webhook_url may come before any account webhook: the first webhook creates the secret (SPEC Authentication 11).
+  // A job's own webhook_url may come before any account webhook: the first webhook creates the secret.
   if (!settings.webhook_secret) await setSecretIfMissing(db, input.accountId, await sealWebhookSecret(store, input.accountId, newWebhookSecret()))
   const now = Date.now()
   const id = input.id ?? randomUUID()

@@ -9,7 +9,7 @@ import { webhookHeaders } from './webhook.sign.ts'
 import { ensureWebhookSecret, unsealWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
 import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt, pruneFinished } from './webhooks.store.ts'
 
-/** SPEC "Events": up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
+/** Up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
 export const WEBHOOK_MAX_ATTEMPTS = 8
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /** "up to roughly an hour apart" */
@@ -21,7 +21,7 @@ const PRUNE_EVERY_MS = 3600_000
 export interface WebhookWorkerOptions {
   /** How often due deliveries are looked for; default min(1 s, TRAWL_SCHEDULER_POLL_MS). */
   pollMs?: number
-  /** Per attempt; default 10 s (SPEC). Tests use less rather than wait. */
+  /** Per attempt; default 10 s. Tests use less rather than wait. */
   attemptTimeoutMs?: number
   /** First retry delay, doubling after each failure; default TRAWL_WEBHOOK_RETRY_BASE_MS. */
   retryBaseMs?: number

@@ -54,7 +54,7 @@ const SPELLINGS: Record<string, { key: DirectiveKey; typo: boolean }> = {
   disallaw: { key: 'disallow', typo: true },
   sitemap: { key: 'sitemap', typo: false },
   'site-map': { key: 'sitemap', typo: true },
-  // Not in RFC 9309 (Google ignores it); SPEC asks crawls to honour it.
+  // Not in RFC 9309 (Google ignores it); crawls honour it.
   'crawl-delay': { key: 'crawl-delay', typo: false },
   // Recognised so reports can say "not used": noindex in robots.txt was never standard and Google
   // dropped it in 2019; it is about indexing, which we do not do, so it changes nothing here.

@@ -25,7 +25,7 @@ import { byPrecedence, compileRule, isPathAllowed, type Rule } from './robots-ru
  *  - `Allow: /index.html` also allowing `/`: not followed, RFC 9309 has no such rule;
  *  - user-agent matching: both use the product token case-insensitively; Google also keeps a line
  *    like `User-agent: Foo Bar` as `Foo`, which we do too, since the RFC's own vectors expect it;
- *  - Crawl-delay and `noindex` are ignored by Google: we honour Crawl-delay (SPEC) and ignore
+ *  - Crawl-delay and `noindex` are ignored by Google: we honour Crawl-delay (docs/crawl.md) and ignore
  *    noindex (about indexing, never standard, dropped by Google in 2019);
  *  - 429 treated like 5xx: followed, in robots.load.ts;
  *  - the URL's own encoding: Google's matcher encodes the pattern but expects callers to have

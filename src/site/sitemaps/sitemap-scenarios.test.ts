@@ -232,7 +232,7 @@ describe('sitemap scenarios', () => {
       '/robots.txt': textRoute(robotsTxt(`Sitemap: ${HOME}/sitemap.xml`, `Sitemap: ${HOME}/sitemap-index.xml`)),
       '/sitemap.xml': xmlRoute(urlset([url('/about.html', '2021-03-04')])),
       '/sitemap-index.xml': redirect('/sitemap.xml'),
-      // Not named in robots.txt: SPEC reads only what robots.txt names (or /sitemap.xml).
+      // Not named in robots.txt: map reads only the sitemaps robots.txt names (or /sitemap.xml).
       '/sitemap_index.xml': xmlRoute(urlset([url('/unlisted.html')])),
     })
     expect(listed.pages).toEqual({ [`${HOME}/about.html`]: '2021-03-04' })

@@ -34,7 +34,7 @@ export function parseSitemap(body: Buffer, hint: SitemapHint = {}): ParsedSitema
   const text = decodeSitemapText(gunzipLayers(body), hint.contentType)
   const start = text.replace(/^\uFEFF/, '').trimStart()
   if (start.startsWith('<')) return parseXmlSitemap(text, hint.url)
-  // JSON Feed and other JSON: not a sitemap format SPEC names.
+  // JSON Feed and other JSON: not a sitemap format (map reads XML sitemaps, RSS/Atom and text).
   if (start.startsWith('{') || start.startsWith('[')) return { kind: 'unknown', urls: [], sitemaps: [] }
   return parseTextSitemap(text, hint.url)
 }

@@ -13,7 +13,7 @@ function siteHost(raw: string): string | null {
 }
 
 /**
- * Whether `url` belongs to the site that `start` names (SPEC: "kept on the site's host"): the same
+ * Whether `url` belongs to the site that `start` names (map and crawl keep to the site's host): the same
  * host with `www.` folded, whatever the scheme or port. With `includeSubdomains`, any host under the
  * same registrable domain (`blog.example.com` for `www.example.com`), judged by the Public Suffix
  * List including its private section, so `alice.github.io` never takes in `bob.github.io`.

@@ -101,7 +101,7 @@ function sortQuery(query: string): string {
 }
 
 /**
- * The de-duplication key of SPEC Map and Crawl: the canonical URL with `www.`, the scheme and a
+ * The de-duplication key of map and crawl: the canonical URL with `www.`, the scheme and a
  * trailing slash folded, and query parameters sorted by name. Not a URL: never fetch it. Input
  * that is no http(s) URL is its own key, so it never collides with a real page.
  */
