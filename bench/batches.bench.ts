@@ -51,7 +51,7 @@ async function sampled<T>(fn: () => Promise<T>) {
   }
 }
 
-/** SPEC: the ledger sums to the balance; debits (charges and holds) minus refunds is what was spent. */
+/** The ledger sums to the balance; debits (charges and holds) minus refunds is what was spent. */
 async function ledgerCheck(trawl: Trawl, accountId: string) {
   const db = trawl.services.store.db
   const rows = await db.selectFrom('ledger').select(['kind', 'amount_mc']).where('account_id', '=', accountId).execute()

@@ -1,6 +1,6 @@
 /**
  * What /metrics and the request-scoped log fields cost a request: server CPU time per call of a
- * cached /v1/search (the hot path of issue 15) and of /livez (almost nothing but the hooks), with
+ * cached /v1/search (the hottest path of docs/performance.md) and of /livez (almost nothing but the hooks), with
  * the instrumentation on, against the same app built with `instrument: false` (no metrics hooks, no
  * AsyncLocalStorage scope). CPU per request rather than requests per second, so that a machine
  * busy with other work skews it less. Each variant runs in a process of its own, because once any

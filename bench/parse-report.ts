@@ -1,6 +1,6 @@
 /**
  * Parse report: every saved engine response we parse, with the number of items each parser got out
- * of it and the share of items that carry each SPEC field. A field at 0% on a real capture is either
+ * of it and the share of items that carry each item field. A field at 0% on a real capture is either
  * absent from that layout or a parser gap; this table is how we tell which.
  *
  *   npm run bench:parse

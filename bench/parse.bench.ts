@@ -2,7 +2,7 @@
  * Result-page parse speed against its limit: for every saved Google web page, and the HTML pages
  * of every other engine, the parser's time next to a bare streaming htmlparser2 Parser pass over
  * the same bytes (no handlers, no tree: the least any HTML parse can cost), measured in the same
- * run. Google's bars (issue 15): median under 5 ms, slowest under 20 ms.
+ * run. Google's bars (docs/performance.md): median under 5 ms, slowest under 20 ms.
  *
  *   npm run bench:parse-speed [-- --runs N] [--only <group name part>]
  */

@@ -1,6 +1,6 @@
 /**
  * Cached /v1/search requests per second next to a bare Fastify handler on the same machine (same
- * load generator, same connections), against issue 15's bar (ratio >= 0.30, p99 under 10 ms), and
+ * load generator, same connections), against the bar of docs/performance.md (ratio >= 0.30, p99 under 10 ms), and
  * the median Google page parse time over every web fixture. Each cached call is a billed call: a
  * half-price charge written to the ledger (group commit, docs/ARCHITECTURE.md "Money"). The
  * server runs as `npm start` runs it, in a process of its own (BENCH_NODE_ARGS adds node flags).
@@ -19,7 +19,7 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8)
 /** Load before each measured run, not counted: the first second of a fresh process is the JIT's. */
 const WARM_UP_S = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3)
 const CONNECTIONS = 50
-/** Issue 15's bar: cached billed searches at >= 0.30 of a bare Fastify handler, p99 under 10 ms. */
+/** The bar (docs/performance.md): cached billed searches at >= 0.30 of a bare Fastify handler, p99 under 10 ms. */
 const RATIO_BAR = 0.3
 const P99_BAR_MS = 10
 const AUTOCANNON = new URL('../node_modules/autocannon/autocannon.js', import.meta.url).pathname

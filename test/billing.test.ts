@@ -108,7 +108,7 @@ function billingSuite(name: string, env: () => Promise<{ env: Record<string, str
       expect(failed.status).toBe(503)
       expect(failed.headers.get('retry-after')).toBeTruthy()
       expect(failed.headers.get('x-credits-used')).toBe('0')
-      // SPEC Conventions 8: the failed call carries the billing headers too, at 0.
+      // The failed call carries the billing headers too, at 0 (docs/api-reference.md).
       expect(failed.headers.get('x-credits-remaining')).toBe('3')
       expect(Number(failed.headers.get('x-tokens-estimate'))).toBeGreaterThan(0)
       for (const header of ['x-cost-usd', 'x-cache', 'x-latency-ms', 'x-request-id']) expect(failed.headers.get(header), header).not.toBeNull()

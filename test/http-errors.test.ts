@@ -4,7 +4,7 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
  * Answers Fastify and Node would write on their own (bad percent-encoding, unknown routes, body
- * parsing, size limits, unparsable HTTP) carry the SPEC envelope and X-Request-Id like any other.
+ * parsing, size limits, unparsable HTTP) carry the API's error envelope and X-Request-Id like any other.
  * Requests go over a raw socket so URLs and bodies arrive byte for byte as written here.
  */
 

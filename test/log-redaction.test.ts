@@ -43,7 +43,7 @@ describe('secrets never reach the log', () => {
     const { key } = await trawl.account({ email: 'logs@example.test', password, plan: 'enterprise', rate_limit_rps: 1000 })
     const bearer = { authorization: `Bearer ${key}` }
 
-    // ?api_key= on GET and ?key= on /customsearch/v1, the forms SPEC allows.
+    // ?api_key= on GET and ?key= on /customsearch/v1, the key's other allowed places.
     expect((await fetch(`${trawl.base}/v1/search?api_key=${key}&q=coffee`)).status).toBe(200)
     expect((await fetch(`${trawl.base}/customsearch/v1?q=coffee&key=${key}`)).status).toBe(200)
     // The query parser decodes names, so an encoded api%5Fkey is a key too (API_KEY is an unknown parameter: 400, logged all the same).

@@ -150,7 +150,7 @@ const charges = (accountId: string) =>
 const webhookSecret = async (accountId: string) => (await readWebhookSecret(trawl.services.store, accountId))!
 
 describe('monitors: create, read, list, update, delete', () => {
-  test('a monitor has SPEC fields with defaults filled in; PATCH changes settings; DELETE removes it; other accounts get 404', async () => {
+  test('a monitor has every documented field with defaults filled in; PATCH changes settings; DELETE removes it; other accounts get 404', async () => {
     const { key } = await newAccount()
     const created = await create(key, { q: 'google', active: false, metadata: { team: 'seo', ids: [1, 2] } })
     expect(created).toEqual({
@@ -255,7 +255,7 @@ describe('monitors: create, read, list, update, delete', () => {
     expect((await call(key, 'DELETE', `/v1/monitors/${created.id}`)).status).toBe(404)
   })
 
-  test('every SPEC bound and every field a monitor does not take is a 400 naming it; nothing is created or billed', async () => {
+  test('every documented bound and every field a monitor does not take is a 400 naming it; nothing is created or billed', async () => {
     const { id: accountId, key } = await newAccount()
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'q'],
@@ -401,7 +401,7 @@ describe('monitor runs', () => {
     const firstKeys = new Set(links(first.results).map((l) => siteKey(l)))
     expect(firstKeys.size).toBe(8)
     expect(first.results[0]).toMatchObject({ position: 1, title: expect.any(String), link: expect.any(String) })
-    // Items as /v1/search sends them: every SPEC field, null when the page did not show it.
+    // Items as /v1/search sends them: every item field, null when the page did not show it.
     expect(first.results[0]).toHaveProperty('date')
 
     const afterFirst = await monitor(key, created.id)

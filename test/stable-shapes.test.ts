@@ -6,7 +6,7 @@ import { fetchOpenApi } from './support/openapi-doc.ts'
 import { type SerpRoute, serpRouter } from './support/serp-router.ts'
 
 /**
- * format=json sends every item field SPEC lists, on every item, null when the page did not have it, and the web
+ * format=json sends every item field of the vertical's schema, on every item, null when the page did not have it, and the web
  * search envelope always carries its extra keys; the OpenAPI document says so. Compact and fields= are unchanged.
  */
 const real = (path: string) => fixture(`serp/google/${path}`)
@@ -52,7 +52,7 @@ const SEARCH_ITEM = ['position', 'title', 'link', 'domain', 'displayed_link', 's
 const ENVELOPE = ['people_also_ask', 'related_searches', 'knowledge_graph', 'answer_box', 'top_stories', 'places']
 
 describe('web search: stable items and envelope', () => {
-  test('every result has every SPEC field; the envelope has every extra key, null or [] when the page had none', async () => {
+  test('every result has every item field; the envelope has every extra key, null or [] when the page had none', async () => {
     const body = await json('/v1/search', 'q=coffee')
     expectStable(body.results, SEARCH_ITEM, ['date'])
     expect(body.results.some((r: Item) => Array.isArray(r.sitelinks) && r.sitelinks.length === 0)).toBe(true)
@@ -80,7 +80,7 @@ describe('web search: stable items and envelope', () => {
   })
 })
 
-describe('other verticals: every SPEC item field on every item, null when unknown', () => {
+describe('other verticals: every item field on every item, null when unknown', () => {
   const CASES: [string, string, string[], string[]][] = [
     [
       '/v1/images',
@@ -98,7 +98,7 @@ describe('other verticals: every SPEC item field on every item, null when unknow
     [
       '/v1/maps',
       'q=coffee',
-      // biome-ignore format: SPEC's field list
+      // biome-ignore format: the vertical's field list
       ['position', 'title', 'address', 'latitude', 'longitude', 'rating', 'rating_count', 'price_level', 'type', 'types', 'website', 'phone_number', 'opening_hours', 'thumbnail_url', 'place_id', 'cid', 'fid'],
       ['price_level', 'thumbnail_url'],
     ],
@@ -111,7 +111,7 @@ describe('other verticals: every SPEC item field on every item, null when unknow
     [
       '/v1/shopping',
       'q=shoes',
-      // biome-ignore format: SPEC's field list
+      // biome-ignore format: the vertical's field list
       ['position', 'title', 'source', 'link', 'price', 'price_value', 'currency', 'delivery', 'image_url', 'rating', 'rating_count', 'offers', 'product_id'],
       ['offers'],
     ],
@@ -120,7 +120,7 @@ describe('other verticals: every SPEC item field on every item, null when unknow
   test.each(CASES)('%s', async (path, query, keys, nullOnSome) => {
     const body = await json(path, query)
     expectStable(body.results, keys, nullOnSome)
-    // Exactly SPEC's fields: nothing more.
+    // Exactly the schema's fields: nothing more.
     for (const item of body.results) expect(Object.keys(item)).toEqual(keys)
   })
 

@@ -6,7 +6,7 @@ import { serpRouter } from './support/serp-router.ts'
 /** Parameter handling every vertical shares: nothing here reaches the upstream or costs a credit. */
 const suite = engineSuite(serpRouter([]), { credits: 50 })
 
-describe('each vertical takes exactly the parameters SPEC lists for it', () => {
+describe('each vertical takes exactly the parameters that apply to it', () => {
   const outside: [string, Record<string, unknown>, RegExp][] = [
     ['/v1/news', { q: 'a', safe: 'active' }, /^safe is only supported on \/v1\/search, \/v1\/images$/],
     ['/v1/news', { q: 'a', include_content: 2 }, /^include_content is only supported on \/v1\/search$/],

@@ -41,7 +41,7 @@ export async function startReceiver(answer: WebhookAnswer = (_n, res) => res.wri
 }
 
 /**
- * What a receiver following SPEC "Events" does: recompute `v1=` hex HMAC over `timestamp.body` with
+ * What a receiver following docs/sdk.md "Webhooks" does: recompute `v1=` hex HMAC over `timestamp.body` with
  * the secret and compare in constant time.
  */
 export function verifyTrawlSignature(secret: string, hit: ReceivedWebhook): boolean {

@@ -127,7 +127,7 @@ export interface RequestOptions {
   headers?: Record<string, string>
 }
 
-/** The billing headers of an answer (SPEC "Conventions" 8). Absent headers are undefined. */
+/** The billing headers of an answer (docs/api-reference.md). Absent headers are undefined. */
 export interface Billing {
   creditsUsed: number | undefined
   creditsRemaining: number | undefined
