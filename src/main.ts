@@ -4,18 +4,25 @@ import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
-import { jobKinds, startWorkers } from './jobs/workers.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
 import { warmUpFetch } from './net/warm-up.ts'
-import { openServices } from './services.ts'
+import { jobKinds, openServices, startWorkers } from './services.ts'
 import { startupBanner, terminalLogStream } from './startup-banner.ts'
 
+export interface ServeOptions {
+  /** Runs on the built app before it listens (hooks of `trawl demo`). */
+  prepare?: (app: FastifyInstance) => void
+  /** Printed once listening, at a terminal or not, instead of the terminal banner. */
+  banner?: (listenUrl: string) => string
+}
+
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
-export async function serve(config: Config): Promise<FastifyInstance> {
+export async function serve(config: Config, opts: ServeOptions = {}): Promise<FastifyInstance> {
   const services = await openServices(config)
   // At a terminal, readable lines (pino-pretty); else JSON lines for log collectors.
   const terminal = process.stdout.isTTY === true
   const app = await buildApp(services, { logStream: await terminalLogStream(terminal) })
+  opts.prepare?.(app)
   const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
     // Crawls go back to the queue and webhook attempts in flight finish before the store closes.
@@ -26,7 +33,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
   const url = await app.listen({ host: config.host, port: config.port })
   // Under `serve --processes N` only the first process shows it.
-  if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
+  if (opts.banner) process.stdout.write(`${opts.banner(url)}\n`)
+  else if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
   // Reader threads start now rather than at the first page, so that page is not read by cold code;
   // likewise the fetch path is compiled now, not by the first page or upstream request.
   services.reader.ready().catch((err) => app.log.warn({ err }, 'reader threads did not start; reading on the main thread'))

@@ -3,6 +3,7 @@ import { batchCommands } from './batch.commands.ts'
 import type { Command } from './command.ts'
 import { contextCommands } from './context.commands.ts'
 import { crawlCommands } from './crawl.commands.ts'
+import { demoCommands } from './demo.commands.ts'
 import { monitorCommands } from './monitor.commands.ts'
 import { operatorCommands } from './operator.commands.ts'
 import { readingCommands } from './reading.commands.ts'
@@ -19,6 +20,7 @@ export const COMMANDS: Command[] = [
   ...monitorCommands,
   ...accountCommands,
   ...operatorCommands,
+  ...demoCommands,
 ]
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]))
@@ -40,6 +42,9 @@ export function findCommand(argv: string[]): { command: Command; rest: string[] 
 }
 
 export const GLOBAL_USAGE = `usage: trawl <command> [options]        trawl <command> --help for its options
+
+First try (no internet needed):
+  demo                       a throwaway server answering from recorded result pages; prints a key to search with
 
 Search (prints Markdown; --json for the JSON answer):
   search <query...>          web search; --num, --country, --engine, --include-domains…
