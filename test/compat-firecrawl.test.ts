@@ -12,10 +12,12 @@ import {
   FirecrawlSearchResponse,
 } from '../src/features/compat/firecrawl/firecrawl.response.ts'
 import { expectBooksBalanced } from './support/books.ts'
+import { CHROMIUM_PATH, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
 import { type LocalSite, startLocalSite } from './support/reading-site.ts'
 import { serpRouter } from './support/serp-router.ts'
+import { type SpaSite, startSpaSite } from './support/spa-site.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -163,7 +165,7 @@ describe('POST /v2/scrape', () => {
     await expectBooksBalanced(trawl, id)
   })
 
-  test('a page that answers 404 comes back read, with metadata.statusCode 404 and error, as Firecrawl answers; not billed; REST keeps its 503', async () => {
+  test('a page that answers 404 comes back read, with metadata.statusCode 404 and error, as Firecrawl answers; billed as a read page; REST keeps its 503', async () => {
     const { id, key } = await account(10)
     const missing = await client(key).scrape(`${site.url}/gone`)
     expect(missing.markdown).toMatch(/moved or deleted/)
@@ -172,17 +174,24 @@ describe('POST /v2/scrape', () => {
       title: 'Page not found',
       statusCode: 404,
       error: 'Not Found',
-      creditsUsed: 0,
+      creditsUsed: 1,
     })
-    expect(missing.warning).toBe('the page answered HTTP 404; not billed')
-    // Several formats (one fetch) alike, and a page with nothing readable; the raw answer is a 200
-    // with Firecrawl's success envelope.
+    expect(missing.warning).toBeUndefined()
+    expect(await balance(key)).toBe(9)
+    // Error pages are never cached: asked again with maxAge, the page is fetched again.
+    const fetches = site.seen.filter((p) => p === '/gone').length
+    const again = await client(key).scrape(`${site.url}/gone`, { maxAge: 600_000 })
+    expect(again.metadata).toMatchObject({ statusCode: 404, cacheState: 'miss' })
+    expect(site.seen.filter((p) => p === '/gone').length).toBe(fetches + 1)
+    expect(await balance(key)).toBe(8)
+    // Several formats (one fetch) alike; the raw answer is a 200 with Firecrawl's success envelope.
     const raw = await post('/v2/scrape', { url: `${site.url}/nowhere`, formats: ['markdown', 'rawHtml'] }, bearer(key))
     expect(raw.status).toBe(200)
-    expect(raw.headers.get('x-credits-used')).toBe('0')
+    expect(raw.headers.get('x-credits-used')).toBe('1')
     const body = shaped(FirecrawlScrapeResponse, await raw.json())
     expect(body.data.rawHtml).toContain('<h1>Not found</h1>')
     expect(body.data.metadata).toMatchObject({ statusCode: 404, error: 'Not Found' })
+    expect(await balance(key)).toBe(7)
     // Trawl's own endpoint: a page that answered an error is a failed read (docs/reading.md).
     const rest = await fetch(`${trawl.base}/v1/webpage`, {
       method: 'POST',
@@ -191,8 +200,57 @@ describe('POST /v2/scrape', () => {
     })
     expect(rest.status).toBe(503)
     expect((await rest.json()).error).toMatchObject({ code: 'upstream_error', message: 'page answered HTTP 404' })
-    expect(await balance(key)).toBe(10)
+    expect(await balance(key)).toBe(7)
     await expectBooksBalanced(trawl, id)
+  })
+
+  test('several formats go through /v1/webpage: one fetch, one debit like REST, and the second call is served from the cache', async () => {
+    const { id, key } = await account(10)
+    const path = '/article/images'
+    const fetches = () => site.seen.filter((p) => p === path).length
+    const before = fetches()
+    const scrapeIt = () => client(key).scrape(`${site.url}${path}`, { formats: ['markdown', 'html', 'rawHtml', 'links'], maxAge: 600_000 })
+    const first = await scrapeIt()
+    expect(first.metadata).toMatchObject({ cacheState: 'miss', creditsUsed: 1, statusCode: 200 })
+    expect(first.markdown).toMatch(/\w{20}/)
+    expect(first.html).toMatch(/<p>/)
+    expect(first.rawHtml).toMatch(/<html|<!DOCTYPE/i)
+    const again = await scrapeIt()
+    expect(again.metadata).toMatchObject({ cacheState: 'hit', creditsUsed: 0.5 })
+    expect([again.markdown, again.html, again.rawHtml, again.links]).toEqual([first.markdown, first.html, first.rawHtml, first.links])
+    // The site saw one request for both calls.
+    expect(fetches()).toBe(before + 1)
+    expect(await balance(key)).toBe(8.5)
+    // Debited once per call, as /v1/webpage debits: one ledger row each way, labelled /v1/webpage.
+    const rows = await trawl.services.store.db.selectFrom('ledger').selectAll().where('account_id', '=', id).orderBy('created_at').execute()
+    const reads = rows.filter((r) => r.amount_mc < 0)
+    expect(reads.map((r) => [r.amount_mc, r.endpoint])).toEqual([
+      [-1000, '/v1/webpage'],
+      [-1000, '/v1/webpage'],
+    ])
+    await expectBooksBalanced(trawl, id)
+  })
+})
+
+describe.skipIf(skipWithoutChromium)('POST /v2/scrape with a browser', () => {
+  let spa: SpaSite
+  let rendering: Trawl
+  beforeAll(async () => {
+    spa = await startSpaSite()
+    rendering = await startTrawl({ TRAWL_ALLOW_PRIVATE_NETWORK: 'true', TRAWL_BROWSER: CHROMIUM_PATH })
+  })
+  afterAll(async () => {
+    await rendering?.close()
+    await spa?.close()
+  })
+
+  test('a JavaScript shell is drawn (render=auto, as /v1/webpage) and billed like any page', async () => {
+    const { key } = await rendering.account({ credits: 10, plan: 'enterprise', rate_limit_rps: 1000 })
+    const fc = new Firecrawl({ apiKey: key, apiUrl: `${rendering.base}/compat/firecrawl` })
+    const doc = await fc.scrape(`${spa.url}/guide/channels`, { formats: ['markdown', 'html'] })
+    expect(doc.metadata).toMatchObject({ title: 'Reading the channels', statusCode: 200, creditsUsed: 1 })
+    expect(doc.markdown).toContain('ripples that point inland')
+    expect(doc.html).toContain('ripples that point inland')
   })
 })
 

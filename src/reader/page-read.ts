@@ -13,7 +13,7 @@ import { countTokens, trimToTokens } from '../text/tokens.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { metaRefreshTarget } from './meta-refresh.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
-import type { Highlight, PageMetadata, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
+import type { Highlight, PageMetadata, ReadFormat, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
 import type { RenderMode } from './render.decide.ts'
 import { judgesContent, renderIfNeeded } from './render.read.ts'
 
@@ -46,6 +46,23 @@ export interface PageReadOptions extends ReadOptions {
   onFetched?: () => void
   /** Draw the page in the browser: auto (when it looks like a JavaScript shell), always, never (the default). */
   render?: RenderMode
+  /** Other formats read from the same fetch, each returned in its own field (the Firecrawl shape's several formats). */
+  moreFormats?: ReadFormat[]
+  /** Also keep the page as fetched (the Firecrawl shape's rawHtml): PageRead.raw. */
+  keepRaw?: boolean
+  /**
+   * A page that answers an HTTP error status (404, 500, …) is read like any page and returned with
+   * its `status_code` instead of failing (the Firecrawl shape); such reads are never cached.
+   */
+  readErrorPages?: boolean
+}
+
+/** The page as fetched, before any reading. */
+export interface RawPage {
+  /** The decoded text of an HTML or text page; '' for a PDF. */
+  text: string
+  /** The Content-Type header it came with. */
+  contentType?: string
 }
 
 /** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
@@ -79,6 +96,8 @@ export interface PageRead {
   empty: boolean
   /** With discoverLinks: every link of the page, for crawls to follow. */
   pageLinks?: PageLink[]
+  /** With keepRaw. */
+  raw?: RawPage
 }
 
 /** What the cache holds: the full, untrimmed read, so later calls can trim and rank differently. */
@@ -96,6 +115,10 @@ interface StoredPage {
   /** With discoverLinks: every link of the raw page. */
   page_links?: PageLink[]
   rendered?: boolean
+  /** With moreFormats: the other formats' content. */
+  more?: Partial<Record<ReadFormat, string>>
+  /** With keepRaw. */
+  raw?: RawPage
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -140,16 +163,22 @@ export function proxyForCountry(config: Pick<Config, 'proxyPools'>, country: str
 
 export function pageCacheKey(
   url: string,
-  opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks' | 'render'>,
+  opts: Pick<PageReadOptions, 'format' | 'includeLinks' | 'includeImages' | 'country' | 'discoverLinks' | 'render' | 'moreFormats' | 'keepRaw'>,
 ): string {
   const parts = [url, opts.format, opts.includeLinks === true, opts.includeImages === true, opts.country ?? null]
   // auto may serve either kind of read; never and always must not get the other kind.
   if (opts.render !== 'auto') parts.push(`render:${opts.render ?? 'never'}`)
   if (opts.discoverLinks) parts.push('page_links')
+  const more = extraFormats(opts)
+  if (more.length > 0) parts.push(`formats:${more.join(',')}`)
+  if (opts.keepRaw) parts.push('raw')
   // Links and images now cover the whole page: reads stored when they covered the content only are not served for them.
   if (opts.includeLinks || opts.includeImages) parts.push('assets:page')
   return `page:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`
 }
+
+/** The moreFormats that are not the main format, once each. */
+const extraFormats = (opts: Pick<PageReadOptions, 'format' | 'moreFormats'>) => [...new Set(opts.moreFormats ?? [])].filter((f) => f !== opts.format)
 
 /** Meta-refresh redirects followed per read, on top of the HTTP redirects safeFetch follows. */
 const MAX_META_REFRESHES = 3
@@ -167,7 +196,8 @@ async function fetchFollowingRefresh(url: string, deadline: number, opts: SafeFe
     const left = deadline - Date.now()
     if (!target || left <= 0) break
     try {
-      fetched = await safeFetch(target, { ...opts, timeoutMs: left })
+      // An error page as the refresh's target is a target that cannot be read, whatever the first page's rule.
+      fetched = await safeFetch(target, { ...opts, readErrorPages: false, timeoutMs: left })
     } catch (err) {
       // The caller gave up (a canceled crawl, a closed request): that is not the target's failure.
       if (opts.signal?.aborted) throw err
@@ -204,7 +234,10 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
       timeoutMs: opts.timeoutMs,
       proxyUrl,
       signal: opts.signal,
+      readErrorPages: opts.readErrorPages,
     }).finally(() => opts.onFetched?.())
+    // An error page is returned as it came: no browser is started to draw a 404.
+    const errorPage = fetched.status >= 400
     // A crawl's freed slot starts its next fetch in this turn's microtasks; the pages whose bodies
     // came in with this one start theirs before this page is handed to the reader (a few tenths of
     // a millisecond each), not after: on a site whose pages all take as long, they finish together.
@@ -222,14 +255,22 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
       shellSignals: judgesContent(deps.renderer, opts.render, opts.country),
     })
     let read = await reader.read(task(input))
-    const drawn = await renderIfNeeded(deps, fetched, read, opts.render ?? 'never', deadline, opts.signal, opts.country)
+    const drawn = errorPage ? null : await renderIfNeeded(deps, fetched, read, opts.render ?? 'never', deadline, opts.signal, opts.country)
     if (drawn) {
       input = drawn
       read = await reader.read(task(input))
     }
-    const { empty, shell: _decided, ...page } = read
+    const { empty: nothingRead, shell: _decided, ...page } = read
     stored = { url: input.url, status_code: fetched.status, ...page, rendered: drawn !== null }
-    if (empty) return shapePage(stored, opts, null, true)
+    const more = extraFormats(opts)
+    if (more.length > 0) {
+      stored.more = {}
+      for (const format of more) stored.more[format] = (await reader.read({ ...task(input), format, discoverLinks: false, shellSignals: false })).content
+    }
+    if (opts.keepRaw) stored.raw = { text: fetched.contentType === 'pdf' ? '' : (fetched.text ?? ''), contentType: fetched.headers['content-type'] }
+    // The page as fetched is content in its own right when it was asked for.
+    const empty = nothingRead && !stored.raw?.text
+    if (empty || errorPage) return shapePage(stored, opts, null, empty)
   } catch (err) {
     throw pageError(err, deps.log)
   }
@@ -241,13 +282,16 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
 
 /** Applies the per-call options (highlights, max_tokens) to a stored read. */
 function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): PageRead {
-  const { content: full, highlight_source, links, images, page_links, ...facts } = page
+  const { content: full, highlight_source, links, images, page_links, more, raw, ...facts } = page
   const result: PageResult = { ...facts, cached: cachedAt != null, rendered: page.rendered ?? false }
   if (cachedAt != null) result.cached_at = new Date(cachedAt).toISOString()
   let content = full
   let trimmed = false
   if (opts.maxTokens !== undefined) ({ text: content, trimmed } = trimToTokens(full, opts.maxTokens))
   result[opts.format] = content
+  for (const [format, text] of Object.entries(more ?? {}) as [ReadFormat, string][]) {
+    result[format] = opts.maxTokens === undefined ? text : trimToTokens(text, opts.maxTokens).text
+  }
   if (opts.includeLinks) result.links = links ?? []
   if (opts.includeImages) result.images = images ?? []
   // Ranked over the whole page, not the trimmed part: a passage past the cut is still worth pointing at.
@@ -268,6 +312,7 @@ function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | n
     empty,
   }
   if (opts.discoverLinks) read.pageLinks = page_links ?? []
+  if (raw) read.raw = raw
   return read
 }
 

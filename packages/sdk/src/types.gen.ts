@@ -6141,7 +6141,7 @@ export interface operations {
           };
           /** @description milliseconds; Trawl waits at most 90 s for a page */
           timeout?: number;
-          /** @description accepted; Trawl does not run page scripts */
+          /** @description accepted; a JavaScript shell is drawn (render=auto) when the server has a browser */
           waitFor?: number;
           mobile?: boolean;
           /** @description accepted; PDFs are always read */
@@ -6428,7 +6428,7 @@ export interface operations {
             };
             /** @description milliseconds; Trawl waits at most 90 s for a page */
             timeout?: number;
-            /** @description accepted; Trawl does not run page scripts */
+            /** @description accepted; a JavaScript shell is drawn (render=auto) when the server has a browser */
             waitFor?: number;
             mobile?: boolean;
             /** @description accepted; PDFs are always read */
@@ -6964,7 +6964,7 @@ export interface operations {
             };
             /** @description milliseconds; Trawl waits at most 90 s for a page */
             timeout?: number;
-            /** @description accepted; Trawl does not run page scripts */
+            /** @description accepted; a JavaScript shell is drawn (render=auto) when the server has a browser */
             waitFor?: number;
             mobile?: boolean;
             /** @description accepted; PDFs are always read */
@@ -7755,7 +7755,7 @@ export interface operations {
           };
           /** @description milliseconds; Trawl waits at most 90 s for a page */
           timeout?: number;
-          /** @description accepted; Trawl does not run page scripts */
+          /** @description accepted; a JavaScript shell is drawn (render=auto) when the server has a browser */
           waitFor?: number;
           mobile?: boolean;
           /** @description accepted; PDFs are always read */

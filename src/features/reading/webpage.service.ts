@@ -3,13 +3,33 @@ import { reserve, settle } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { type PageRead, type PageResult, pageError, pagePriceMc, proxyForCountry, readPage } from '../../reader/page-read.ts'
+import {
+  type PageRead,
+  type PageReadOptions,
+  type PageResult,
+  pageError,
+  pagePriceMc,
+  proxyForCountry,
+  type RawPage,
+  readPage,
+} from '../../reader/page-read.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
 import { type ReadingDeps, type ReadingOutcome, readOptionsOf, timeoutMessage } from './extract.service.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type WebpageParams } from './reading.schema.ts'
 
 export interface WebpageResponseBody extends PageResult {
   meta: { request_id: string; credits_used: number; latency_ms: number; rendered: boolean; empty_page?: true }
+}
+
+/**
+ * What the Firecrawl shape asks of the same read beyond /v1/webpage's parameters: more formats of
+ * one fetch, the page as fetched, and error pages read rather than failed (PageReadOptions).
+ */
+export type WebpageReadExtras = Pick<PageReadOptions, 'moreFormats' | 'keepRaw' | 'readErrorPages'>
+
+export interface WebpageOutcome extends ReadingOutcome<WebpageResponseBody> {
+  /** With keepRaw. */
+  raw?: RawPage
 }
 
 /**
@@ -24,10 +44,15 @@ export async function runWebpage(
   requestId: string,
   /** Batch jobs pass prepaid: nothing reserved here, the price of the read (times `factor`) is reported for the job to settle. */
   billing: Billing = REALTIME,
-): Promise<ReadingOutcome<WebpageResponseBody>> {
+  /**
+   * The Firecrawl shape's needs. An error page read with readErrorPages is priced like any page
+   * read (1 credit, free when empty): it was fetched and read; it is never cached.
+   */
+  extras: WebpageReadExtras = {},
+): Promise<WebpageOutcome> {
   const started = performance.now()
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
-  const opts = { ...readOptionsOf(params), timeoutMs: timeout * 1000 }
+  const opts = { ...readOptionsOf(params), ...extras, timeoutMs: timeout * 1000 }
   if (opts.country) proxyForCountry(deps.config, opts.country)
   assertRenderable(deps.renderer, opts.render, opts.country)
 
@@ -51,5 +76,7 @@ export async function runWebpage(
     rendered: page.result.rendered,
   }
   if (page.empty) meta.empty_page = true
-  return { body: { ...page.result, meta }, usedMc, balanceMc, cacheHit: page.cached, tokens: page.tokens }
+  const outcome: WebpageOutcome = { body: { ...page.result, meta }, usedMc, balanceMc, cacheHit: page.cached, tokens: page.tokens }
+  if (page.raw) outcome.raw = page.raw
+  return outcome
 }

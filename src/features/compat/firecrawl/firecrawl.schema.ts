@@ -31,7 +31,7 @@ export const scrapeOptionsShape = {
   excludeTags: strings('excludeTags', 100).optional().describe('not supported: must be empty'),
   headers: z.record(z.string(), text('headers', 4096)).optional().describe('not supported: must be empty'),
   timeout: int('timeout', 1, 600_000).optional().describe('milliseconds; Trawl waits at most 90 s for a page'),
-  waitFor: int('waitFor', 0, 60_000).optional().describe('accepted; Trawl does not run page scripts'),
+  waitFor: int('waitFor', 0, 60_000).optional().describe('accepted; a JavaScript shell is drawn (render=auto) when the server has a browser'),
   mobile: flag('mobile'),
   parsers: z.array(z.unknown()).max(10, 'parsers may list at most 10 entries').optional().describe('accepted; PDFs are always read'),
   actions: z.array(z.unknown()).max(50, 'actions may list at most 50 entries').optional().describe('not supported: must be empty'),

@@ -1,17 +1,14 @@
 import { STATUS_CODES } from 'node:http'
 import type { z } from 'zod'
 import type { LookupOutcome } from '../../../billing/billed-lookup.ts'
-import { reserve, settle } from '../../../billing/credits.ts'
 import { toCredits, toMc } from '../../../billing/money.ts'
 import { planEngines, sentParams } from '../../../engines/choice.ts'
 import type { NewsResult, OrganicResult, ImageResult as TrawlImage } from '../../../engines/engine.types.ts'
 import { ApiError, isApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
-import { PageStatusError, safeFetch } from '../../../net/safe-fetch.ts'
-import { normalisePageUrl, type PageResult, pageError, pagePriceMc, parsePageUrl } from '../../../reader/page-read.ts'
-import { readDocument } from '../../../reader/reader.service.ts'
-import type { PageMetadata, ReadResult } from '../../../reader/reading.types.ts'
+import { normalisePageUrl, type PageResult } from '../../../reader/page-read.ts'
+import type { PageMetadata } from '../../../reader/reading.types.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
@@ -20,8 +17,7 @@ import { CrawlParams } from '../../crawl/crawl.schema.ts'
 import { activeCrawls, cancelCrawl, getCrawl, startCrawl } from '../../crawl/crawl.service.ts'
 import { MapParams } from '../../map/map.schema.ts'
 import { runMap } from '../../map/map.service.ts'
-import { timeoutMessage } from '../../reading/extract.service.ts'
-import { DEFAULT_TIMEOUT_SECONDS, WebpageParams } from '../../reading/reading.schema.ts'
+import { WebpageParams } from '../../reading/reading.schema.ts'
 import { runWebpage } from '../../reading/webpage.service.ts'
 import { SearchParams } from '../../search/search.schema.ts'
 import { normaliseSearch, runSearch } from '../../search/search.service.ts'
@@ -41,20 +37,13 @@ import {
 import { batchIdOfJob, jobsOfBatch } from './firecrawl.store.ts'
 
 /**
- * Firecrawl v2 requests answered by Trawl's own services: scrape by the page reader (/v1/webpage's
- * price), search by /v1/search, /v1/news and /v1/images, map by /v1/map, crawl by /v1/crawl and
+ * Firecrawl v2 requests answered by Trawl's own services: scrape by /v1/webpage's (cache, render,
+ * reader threads, price), search by /v1/search, /v1/news and /v1/images, map by /v1/map, crawl by /v1/crawl and
  * batch scrape by /v1/batches of webpage jobs. Every price, refund and ledger row is theirs.
  */
 
 export const RESULT_TTL_MS = 24 * 3600_000
 const DAY_MS = RESULT_TTL_MS
-
-export interface Billed<B> {
-  body: B
-  usedMc: number
-  balanceMc: number | null
-  cacheHit: boolean
-}
 
 const refuse = (message: string) => new ApiError('invalid_request', message)
 
@@ -127,92 +116,39 @@ export function documentOf(page: PageResult, sourceURL: string, read: ReadReques
 export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptions & { url: string }, requestId: string) {
   const read = readScrapeOptions(body)
   const readable = read.contents.filter((c): c is 'markdown' | 'html' => c !== 'rawHtml')
-  // One content format: exactly /v1/webpage (its cache, price and refunds).
-  if (!read.contents.includes('rawHtml') && readable.length <= 1) {
-    const format = readable[0] ?? 'markdown'
-    const params = parseAs(
-      WebpageParams,
-      defined({
-        url: body.url,
-        format,
-        include_links: read.links || undefined,
-        include_images: read.images || undefined,
-        max_age: read.maxAge,
-        timeout: read.timeout,
-      }),
-      {},
-    )
-    const outcome = await runWebpage(deps, auth, params, requestId).catch((err: unknown) => {
-      // The page answered 404, 500, …: Firecrawl's answer is the page with its status, read below.
-      if (err instanceof PageStatusError) return null
-      throw err
-    })
-    if (!outcome) return scrapeFormats(deps, auth, body.url, read, readable, requestId)
-    const doc = documentOf(outcome.body, body.url, read, requestId)
-    doc.metadata.creditsUsed = toCredits(outcome.usedMc)
-    if (outcome.body.meta.empty_page) doc.warning = 'the page has no readable content; not billed'
-    return { body: { success: true as const, data: doc }, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit }
+  // The first content format is the read's own; the others come from the same fetch. rawHtml alone
+  // still reads the page as Markdown, for its metadata.
+  const [format = 'markdown', ...moreFormats] = readable
+  const params = parseAs(
+    WebpageParams,
+    defined({
+      url: body.url,
+      format,
+      include_links: read.links || undefined,
+      include_images: read.images || undefined,
+      max_age: read.maxAge,
+      timeout: read.timeout,
+    }),
+    {},
+  )
+  // /v1/webpage itself: its cache, render=auto, reader threads, price and refunds. Firecrawl answers
+  // a page's 404 or 500 with the page and its status, so error pages are read, not failed.
+  const outcome = await runWebpage(deps, auth, params, requestId, undefined, {
+    moreFormats,
+    keepRaw: read.contents.includes('rawHtml'),
+    readErrorPages: true,
+  })
+  const page = outcome.body
+  const doc = documentOf(page, body.url, read, requestId)
+  const failedStatus = page.status_code >= 400 ? page.status_code : undefined
+  if (failedStatus) doc.metadata.error = STATUS_CODES[failedStatus] ?? `HTTP ${failedStatus}`
+  if (outcome.raw) {
+    doc.metadata.contentType = outcome.raw.contentType
+    doc.rawHtml = outcome.raw.text
   }
-  return scrapeFormats(deps, auth, body.url, read, readable, requestId)
-}
-
-/**
- * Several content formats of one page (markdown and html, or rawHtml): one fetch, read once per
- * format, billed as one page read like /v1/webpage (free when nothing readable came back). Not cached.
- * A page that answers an HTTP error (404, 403, 500, …) is, as on Firecrawl, not a failed scrape:
- * it comes back read, with `metadata.statusCode` and `metadata.error` (the status's reason
- * phrase), never billed (a Trawl read of it fails, free) and never cached.
- */
-async function scrapeFormats(
-  deps: AppDeps,
-  auth: AuthContext,
-  rawUrl: string,
-  read: ReadRequest,
-  readable: ('markdown' | 'html')[],
-  requestId: string,
-): Promise<Billed<{ success: true; data: FirecrawlDocument }>> {
-  const url = parsePageUrl(rawUrl).href // a malformed URL is a 400 before anything is reserved
-  const timeout = read.timeout ?? DEFAULT_TIMEOUT_SECONDS
-  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
-  const reservation = await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage')
-  let doc: FirecrawlDocument
-  let empty: boolean
-  let failedStatus: number | undefined
-  try {
-    const fetched = await safeFetch(url, { allowPrivateNetwork: deps.config.allowPrivateNetwork, timeoutMs: timeout * 1000, readErrorPages: true })
-    failedStatus = fetched.status >= 400 ? fetched.status : undefined
-    const input = { url: fetched.url, contentType: fetched.contentType, body: fetched.body, text: fetched.text }
-    const reads: Partial<Record<'markdown' | 'html', ReadResult>> = {}
-    for (const format of readable.length > 0 ? readable : (['markdown'] as const)) {
-      reads[format] = await readDocument(input, { format, includeLinks: read.links, includeImages: read.images })
-    }
-    const first = (reads.markdown ?? reads.html)!
-    doc = {
-      metadata: {
-        ...metadataOf(first, rawUrl, fetched.url, fetched.status),
-        ...(failedStatus && { error: STATUS_CODES[failedStatus] ?? `HTTP ${failedStatus}` }),
-        contentType: fetched.headers['content-type'],
-        cacheState: 'miss',
-        scrapeId: requestId,
-        proxyUsed: 'basic',
-      },
-    }
-    for (const format of readable) doc[format] = reads[format]?.empty ? '' : (reads[format]?.[format] ?? '')
-    if (read.contents.includes('rawHtml')) doc.rawHtml = fetched.contentType === 'pdf' ? '' : (fetched.text ?? '')
-    if (read.links) doc.links = (first.links ?? []).map((l) => l.url)
-    if (read.images) doc.images = first.images ?? []
-    empty = readable.every((f) => reads[f]?.empty) && !doc.rawHtml && (readable.length > 0 || first.empty)
-  } catch (err) {
-    await settle(deps.store, reservation, 0)
-    const e = pageError(err, deps.log)
-    throw e.code === 'upstream_timeout' ? new ApiError('upstream_timeout', timeoutMessage(timeout), e.opts) : e
-  }
-  const usedMc = empty || failedStatus ? 0 : pagePriceMc(false)
-  const balanceMc = await settle(deps.store, reservation, usedMc)
-  doc.metadata.creditsUsed = toCredits(usedMc)
-  if (failedStatus) doc.warning = `the page answered HTTP ${failedStatus}; not billed`
-  else if (empty) doc.warning = 'the page has no readable content; not billed'
-  return { body: { success: true, data: doc }, usedMc, balanceMc, cacheHit: false }
+  doc.metadata.creditsUsed = toCredits(outcome.usedMc)
+  if (page.meta.empty_page) doc.warning = 'the page has no readable content; not billed'
+  return { body: { success: true as const, data: doc }, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit }
 }
 
 // ---------------------------------------------------------------------------------------------
