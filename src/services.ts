@@ -16,7 +16,7 @@ import type { RobotsCache } from './site/robots/robots.cache.ts'
 import { redisRobots } from './site/robots/robots.redis.ts'
 import { createRobotsCache } from './site/site.discovery.ts'
 import { openStore, type Store } from './store/database.ts'
-import { serverSecret } from './store/server-secrets.ts'
+import { serverSecret } from './store/server-secrets.store.ts'
 
 /** What routes and job handlers are handed: the services plus a logger and the shared constants. */
 export type AppDeps = Services & { log: FastifyBaseLogger; cacheTtlMs: number; usdPerCredit: number }

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { errorOf } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
@@ -236,4 +238,36 @@ test('searches fail over across proxy pools; /healthz reports the dead proxy wit
     proxy.closeAllConnections()
     proxy.close()
   }
+})
+
+describe('source layout', () => {
+  const root = join(import.meta.dirname, '..')
+  // SQL lives in *.store.ts files (docs/ARCHITECTURE.md). The only other homes are the storage
+  // infrastructure itself: the database port (connections, the ping, its statement cache) and the
+  // schema migrations. Tests (*.test.ts) may build their fixture tables and rows directly.
+  const SQL_ALLOWED = ['src/store/database.ts', 'src/store/migrations.ts', 'src/store/migrations/']
+  const SQL_CALLS: [string, RegExp][] = [
+    ['a Kysely query builder', /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|selectNoFrom)\s*\(/],
+    ['an sql`…` template', /\bsql\s*(<[^>]*>)?\s*`/],
+    ['an sql helper', /\bsql\.(raw|table|ref|lit|id|join|val)\s*\(/],
+    ['a schema change', /\.schema\s*\.\s*(create|alter|drop)\w*\s*\(/],
+    ['a raw prepared statement', /\.prepare\s*\(\s*['"`]/],
+    ['a query run', /\.executeTakeFirst(OrThrow)?\s*\(|\.execute\s*\(\s*\)/],
+  ]
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
+
+  test('SQL only in *.store.ts files (and the database port and migrations)', () => {
+    const offences: string[] = []
+    for (const file of sources(join(root, 'src'))) {
+      const path = relative(root, file).split('\\').join('/')
+      if (path.endsWith('.store.ts') || path.endsWith('.test.ts') || SQL_ALLOWED.some((allowed) => path === allowed || path.startsWith(allowed))) continue
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          for (const [what, pattern] of SQL_CALLS) if (pattern.test(line)) offences.push(`${path}:${i + 1}: ${what}: ${line.trim()}`)
+        })
+    }
+    expect(offences, "move these statements into the owner's *.store.ts").toEqual([])
+  })
 })

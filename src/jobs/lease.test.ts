@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createTestDatabase } from '../../test/support/postgres.ts'
 import { skipWithoutPostgres } from '../../test/support/servers.ts'
 import { openStore, type Store } from '../store/database.ts'
-import { claimDue, releaseLease, renewLease } from './lease.ts'
+import { claimDue, releaseLease, renewLease } from './jobs.store.ts'
 
 function leaseSuite(name: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> }>, skip = false) {
   describe.skipIf(skip)(`leases on ${name}`, () => {

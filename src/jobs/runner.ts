@@ -5,12 +5,11 @@ import { type LogFields, withLogFields } from '../metrics/log-context.ts'
 import type { QueueStat } from '../metrics/metrics.ts'
 import { signalsOf } from '../signals/signals.ts'
 import type { Store } from '../store/database.ts'
-import { queueCounts } from './jobs.store.ts'
-import { claimDueWith, renewLease } from './lease.ts'
+import { claimDueWith, queueCounts, renewLease, requeueLeased } from './jobs.store.ts'
 
 /**
  * One leased-job runner for every kind of background work (crawls, batch jobs, monitor runs,
- * webhook deliveries). A kind is a table with the lease columns of `lease.ts` and a handler; the
+ * webhook deliveries). A kind is a table with the lease columns of `jobs.store.ts` and a handler; the
  * runner claims due rows with a lease, renews it while the handler works, wakes at once when work
  * is queued (`wakeJobs`: here, and in other processes through src/signals), polls for work whose
  * wake-up was lost or that became due, and on a graceful
@@ -119,14 +118,9 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
   }
 
   const requeue = (id: string) =>
-    store.db
-      .updateTable(kind.table as never)
-      .set({ status: 'queued', run_at: Date.now(), lease_owner: null, lease_expires_at: null } as never)
-      .where('id' as never, '=', id as never)
-      .where('lease_owner' as never, '=', workerId as never)
-      .where('status' as never, '=', 'running' as never)
-      .execute()
-      .catch((err) => log.warn({ err, [kind.name]: id }, 'could not requeue an interrupted job; its lease will expire'))
+    requeueLeased(store, kind.table, id, workerId).catch((err) =>
+      log.warn({ err, [kind.name]: id }, 'could not requeue an interrupted job; its lease will expire'),
+    )
 
   const claimLoop = async () => {
     do {

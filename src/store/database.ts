@@ -21,7 +21,7 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
   /** SQLite only: synchronous work on the raw connection, many callers per commit (group-commit.ts). */
   groupCommit?: GroupCommit
-  /** PostgreSQL only: connections of their own for job lease renewals (jobs/lease.ts). */
+  /** PostgreSQL only: connections of their own for job lease renewals (jobs/jobs.store.ts). */
   leases?: Db
   ping(): Promise<void>
   close(): Promise<void>
@@ -158,7 +158,7 @@ function openPostgres(url: string, driver: typeof pg): Store {
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
   // A worker whose pool is busy (transactions queued on one account's row lock) must still renew
   // its leases, or other workers take its jobs over and run them twice. Opened on first use only;
-  // a renewal never waits long on a row lock (jobs/lease.ts), so a few connections serve them all.
+  // a renewal never waits long on a row lock (jobs/jobs.store.ts), so a few connections serve them all.
   const leasePool = new driver.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 30_000, options: '-c lock_timeout=1000' })
   leasePool.on('error', () => {})
   leasePool.on('connect', (client) => client.on('error', () => {}))

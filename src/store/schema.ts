@@ -117,7 +117,7 @@ export interface SessionRow {
 
 /**
  * One signed webhook (crawl.completed, batch.completed, monitor.results) and its attempts. A leased
- * work row (jobs/lease.ts): 'queued' waits for `run_at`, 'running' is an attempt in flight, then
+ * work row (jobs/jobs.store.ts): 'queued' waits for `run_at`, 'running' is an attempt in flight, then
  * 'delivered' or 'failed'. `id` is the X-Trawl-Delivery id, the same on every retry.
  */
 export interface WebhookDeliveryRow {
@@ -140,7 +140,7 @@ export interface WebhookDeliveryRow {
   request_id: string | null
 }
 
-/** An asynchronous crawl: a leased work row (jobs/lease.ts) with its request, progress and result. */
+/** An asynchronous crawl: a leased work row (jobs/jobs.store.ts) with its request, progress and result. */
 export interface CrawlRow {
   id: string
   account_id: string

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import type { Store } from './database.ts'
-import { serverSecret } from './server-secrets.ts'
+import { serverSecret } from './server-secrets.store.ts'
 
 /**
  * Values kept encrypted at rest (docs/operations.md, "Data at rest"): AES-256-GCM under a key per

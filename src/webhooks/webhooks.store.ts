@@ -41,9 +41,9 @@ export async function replaceWebhookSecret(db: Db, accountId: string, from: stri
 export type AttemptOutcome = Pick<WebhookDeliveryRow, 'status' | 'run_at' | 'last_error' | 'last_status_code' | 'delivered_at'>
 
 /**
- * Records an attempt's outcome and ends the lease, fenced like releaseLease (jobs/lease.ts): only the
+ * Records an attempt's outcome and ends the lease, fenced like releaseLease (jobs/jobs.store.ts): only the
  * worker that still holds the lease may write, so a stale worker whose lease expired and was claimed
- * elsewhere cannot overwrite the newer attempt. lease.ts's release sets status only; a delivery
+ * elsewhere cannot overwrite the newer attempt. jobs.store.ts's releaseLease sets status only; a delivery
  * also needs its next run time and last error in the same statement.
  */
 export async function finishAttempt(db: Db, id: string, workerId: string, outcome: AttemptOutcome): Promise<boolean> {

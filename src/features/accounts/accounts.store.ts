@@ -69,6 +69,14 @@ export const updateUserPassword = (db: Db | Tx, userId: string, passwordHash: st
 
 export const updateKey = (db: Db | Tx, id: string, patch: Partial<ApiKeyRow>) => db.updateTable('api_keys').set(patch).where('id', '=', id).execute()
 
+/** The same credit limit on every key the account's members created (the owner's member key limit). */
+export const setMemberKeysLimit = (db: Db | Tx, accountId: string, creditLimitMc: number | null) =>
+  db
+    .updateTable('api_keys')
+    .set({ credit_limit_mc: creditLimitMc })
+    .where('user_id', 'in', db.selectFrom('users').select('id').where('account_id', '=', accountId).where('role', '=', 'member'))
+    .execute()
+
 /** Writes last_used_at only when the stored value is a minute old, so hot keys cost no write per call. */
 export const touchKey = (db: Db, id: string, now: number) =>
   db

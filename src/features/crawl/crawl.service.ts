@@ -11,7 +11,7 @@ import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
-import { countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
+import { cancelQueuedCrawl, countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
 import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
 import { CRAWL_JOB } from './crawl.worker.ts'
 
@@ -148,19 +148,12 @@ export async function cancelCrawl(store: Store, accountId: string, id: string) {
   const row = await visibleCrawl(store, accountId, id)
   if (row.status === 'queued') {
     const now = Date.now()
-    // Only the row still queued is canceled: a worker may have claimed it a moment ago.
-    const result = await store.db
-      .updateTable('crawls')
-      .set({
-        status: 'canceled',
-        completed_at: now,
-        expires_at: now + CRAWL_RESULT_TTL_MS,
-        error: JSON.stringify({ code: 'canceled', message: 'canceled before it started' }),
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'queued')
-      .executeTakeFirst()
-    if (Number(result.numUpdatedRows) === 1) {
+    const canceled = await cancelQueuedCrawl(store.db, id, {
+      completed_at: now,
+      expires_at: now + CRAWL_RESULT_TTL_MS,
+      error: JSON.stringify({ code: 'canceled', message: 'canceled before it started' }),
+    })
+    if (canceled) {
       await refund(store, { accountId, keyId: row.key_id }, row.credits_reserved_mc - row.credits_used_mc, {
         at: row.created_at,
         requestId: row.request_id,

@@ -34,6 +34,42 @@ export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
 
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
+/** The cancel flag alone: what a running crawl polls (DELETE may have set it from any process). */
+export async function readCancelRequested(db: Db | Tx, id: string): Promise<number | undefined> {
+  const row = await db.selectFrom('crawls').select('cancel_requested').where('id', '=', id).executeTakeFirst()
+  return row?.cancel_requested
+}
+
+/** Progress of a running crawl, only while this worker holds its lease (a stale worker writes nothing). */
+export const saveLeasedProgress = (db: Db | Tx, id: string, workerId: string, progress: string) =>
+  db.updateTable('crawls').set({ progress }).where('id', '=', id).where('lease_owner', '=', workerId).execute()
+
+/**
+ * Back to the queue, due now, with its progress cleared (it restarts from the beginning), fenced on
+ * the lease like saveLeasedProgress.
+ */
+export const requeueLeasedCrawl = (db: Db | Tx, id: string, workerId: string, now: number) =>
+  db
+    .updateTable('crawls')
+    .set({ status: 'queued', run_at: now, lease_owner: null, lease_expires_at: null, progress: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .execute()
+
+/**
+ * Cancels a crawl that is still queued; false when it is not (a worker may have claimed it a
+ * moment ago), so only one of them ends it and the refund is made once.
+ */
+export async function cancelQueuedCrawl(db: Db | Tx, id: string, patch: Pick<CrawlRow, 'completed_at' | 'expires_at' | 'error'>): Promise<boolean> {
+  const result = await db
+    .updateTable('crawls')
+    .set({ status: 'canceled', ...patch })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
 /**
  * Ends a running crawl for the worker that still holds its lease, and returns the row as ended;
  * null when the lease was lost (the caller writes nothing else). It is the first statement of the

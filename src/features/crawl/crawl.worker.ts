@@ -14,7 +14,7 @@ import type { CrawlRow } from '../../store/schema.ts'
 import { enqueueWebhook } from '../../webhooks/webhooks.service.ts'
 import { type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
 import { CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.service.ts'
-import { chargeCrawlPage, endLeasedCrawl, findCrawlById, updateCrawl } from './crawl.store.ts'
+import { chargeCrawlPage, endLeasedCrawl, findCrawlById, readCancelRequested, requeueLeasedCrawl, saveLeasedProgress, updateCrawl } from './crawl.store.ts'
 
 /** The job kind's name: what `wakeJobs(store, CRAWL_JOB)` wakes. */
 export const CRAWL_JOB = 'crawl'
@@ -48,11 +48,7 @@ export function crawlJobKind(
     if (!row || row.lease_owner !== workerId) return
     const request = JSON.parse(row.request) as CrawlRequest
     log.info({ crawl: id, url: request.url, attempt: row.attempts }, 'crawl started')
-    await store.db
-      .updateTable('crawls')
-      .set({ started_at: row.started_at ?? Date.now() })
-      .where('id', '=', id)
-      .execute()
+    await updateCrawl(store.db, id, { started_at: row.started_at ?? Date.now() })
 
     let cancel = row.cancel_requested === 1
     let lastProgress = 0
@@ -60,13 +56,8 @@ export function crawlJobKind(
     // signal makes the flag be read now (the row, not the message, decides); a slow poll reads it
     // in case the signal was lost.
     const readCancelFlag = async () => {
-      const flag = await store.db
-        .selectFrom('crawls')
-        .select('cancel_requested')
-        .where('id', '=', id)
-        .executeTakeFirst()
-        .catch(() => null)
-      if (flag?.cancel_requested === 1) cancel = true
+      const flag = await readCancelRequested(store.db, id).catch(() => null)
+      if (flag === 1) cancel = true
     }
     const unlisten = signalsOf(store)?.on('crawl-canceled', (s) => {
       if (s.crawlId === id) void readCancelFlag()
@@ -80,13 +71,7 @@ export function crawlJobKind(
     let progressTimer: NodeJS.Timeout | null = null
     const writeProgress = (p: CrawlProgress) => {
       lastProgress = Date.now()
-      void store.db
-        .updateTable('crawls')
-        .set({ progress: JSON.stringify(p) })
-        .where('id', '=', id)
-        .where('lease_owner', '=', workerId)
-        .execute()
-        .catch((err) => log.debug({ err, crawl: id }, 'progress not saved'))
+      void saveLeasedProgress(store.db, id, workerId, JSON.stringify(p)).catch((err) => log.debug({ err, crawl: id }, 'progress not saved'))
     }
     const saveProgress = (p: CrawlProgress) => {
       const wait = PROGRESS_MS - (Date.now() - lastProgress)
@@ -161,12 +146,7 @@ export function crawlJobKind(
 
   /** Back to the queue for the next start (graceful stop); pages paid for stay paid for. */
   const requeue = async (id: string) => {
-    await store.db
-      .updateTable('crawls')
-      .set({ status: 'queued', run_at: Date.now(), lease_owner: null, lease_expires_at: null, progress: null })
-      .where('id', '=', id)
-      .where('lease_owner', '=', workerId)
-      .execute()
+    await requeueLeasedCrawl(store.db, id, workerId, Date.now())
     log.info({ crawl: id }, 'crawl interrupted; queued to restart')
   }
 

@@ -57,6 +57,17 @@ export function ledgerPage(db: Db, accountId: string, limit: number, before?: nu
   return q.orderBy('l.id', 'desc').limit(limit).execute()
 }
 
+/** Credits each of these keys used in `month` (keys without a counter row are absent). */
+export const keysMonthUsage = (db: Db, keyIds: string[], month: string) =>
+  db
+    .selectFrom('usage_counters')
+    .select(['scope_id', 'credits_mc'])
+    .where('scope', '=', 'key')
+    .where('period', '=', month)
+    // `in ()` is not valid SQL: an empty list matches no key instead.
+    .where('scope_id', 'in', keyIds.length ? keyIds : [''])
+    .execute()
+
 /** Every key the account ever had (revoked ones keep their usage history), for chart labels. */
 export const accountKeyNames = (db: Db, accountId: string) =>
   db.selectFrom('api_keys').select(['id', 'name', 'revoked_at']).where('account_id', '=', accountId).execute()

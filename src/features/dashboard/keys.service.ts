@@ -1,3 +1,4 @@
+import { findCounter } from '../../billing/credits.store.ts'
 import { periods, toCredits, toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { KeyCache } from '../../http/auth.ts'
@@ -5,8 +6,9 @@ import { newApiKey } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import type { ApiKeyRow } from '../../store/schema.ts'
 import { createKey } from '../accounts/accounts.service.ts'
-import { findAccount, findKey, listLiveKeys, updateAccount, updateKey } from '../accounts/accounts.store.ts'
+import { findAccount, findKey, listLiveKeys, setMemberKeysLimit, updateAccount, updateKey } from '../accounts/accounts.store.ts'
 import { pauseMonitorsOfRevokedKey } from '../monitors/monitors.service.ts'
+import { keysMonthUsage } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
@@ -22,13 +24,8 @@ export interface KeyDeps {
 export async function listKeys({ store }: KeyDeps, user: SessionUser) {
   const rows = await listLiveKeys(store.db, user.accountId)
   const { month } = periods()
-  const usage = await store.db
-    .selectFrom('usage_counters')
-    .select(['scope_id', 'credits_mc'])
-    .where('scope', '=', 'key')
-    .where('period', '=', month)
-    .where('scope_id', 'in', rows.length ? rows.map((r) => r.id) : [''])
-    .execute()
+  const keyIds = rows.map((r) => r.id)
+  const usage = await keysMonthUsage(store.db, keyIds, month)
   const used = new Map(usage.map((u) => [u.scope_id, u.credits_mc]))
   return { keys: rows.map((r) => toKeyView(r, used.get(r.id) ?? 0)) }
 }
@@ -69,13 +66,7 @@ export async function patchKey(deps: KeyDeps, user: SessionUser, id: string, pat
   if (Object.keys(set).length > 0) await updateKey(deps.store.db, id, set)
   deps.keys.invalidate(id)
   const { month } = periods()
-  const usage = await deps.store.db
-    .selectFrom('usage_counters')
-    .select('credits_mc')
-    .where('scope', '=', 'key')
-    .where('scope_id', '=', id)
-    .where('period', '=', month)
-    .executeTakeFirst()
+  const usage = await findCounter(deps.store.db, 'key', id, month)
   return toKeyView({ ...key, ...set }, usage?.credits_mc ?? 0)
 }
 
@@ -103,8 +94,7 @@ export async function setMemberKeyLimit(deps: KeyDeps, user: SessionUser, credit
   const mc = creditLimit == null ? null : toMc(creditLimit)
   await deps.store.transaction(async (tx) => {
     await updateAccount(tx, user.accountId, { member_key_limit_mc: mc })
-    const members = tx.selectFrom('users').select('id').where('account_id', '=', user.accountId).where('role', '=', 'member')
-    await tx.updateTable('api_keys').set({ credit_limit_mc: mc }).where('user_id', 'in', members).execute()
+    await setMemberKeysLimit(tx, user.accountId, mc)
   })
   deps.keys.invalidateAccount(user.accountId)
   const account = await findAccount(deps.store.db, user.accountId)
