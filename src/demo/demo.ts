@@ -61,6 +61,9 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
       app.addHook('onClose', () => engines.close())
     },
     banner: (listenUrl) => demoBanner({ config, listenUrl, key, login, databaseFile }),
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EADDRINUSE') throw err
+    throw new Error(`port ${config.port} is in use (another Trawl?): TRAWL_PORT=<another port> npx trawl demo`)
   })
   return app
 }
