@@ -123,7 +123,7 @@ interface StoredPage {
 
 const EMPTY = Buffer.alloc(0)
 
-/** Price of one page read: 1 credit live, half from the cache (SPEC "Credit prices": webpage, extract, crawl). */
+/** Price of one page read: 1 credit live, half from the cache (billing/prices.ts: webpage, extract, crawl). */
 export const pagePriceMc = (cached: boolean) => (cached ? cacheHitPriceMc(toMc(PRICES.page)) : toMc(PRICES.page))
 
 /** Parses a requested page URL the way safeFetch will, with the same messages; drops the fragment. */
@@ -317,7 +317,7 @@ function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | n
 }
 
 /**
- * Every failure of a page read as one of the codes SPEC allows for a page (invalid_request,
+ * Every failure of a page read as one of the codes a page may fail with (invalid_request,
  * upstream_error, upstream_timeout). Upstream failures always carry Retry-After, since /v1/webpage
  * answers them as 503.
  */

@@ -27,7 +27,7 @@ export interface Tables {
 
 export interface AccountRow {
   id: string
-  /** The rate plan: raised by the largest pack ever bought, never lowered by a purchase (SPEC Limits). */
+  /** The rate plan: raised by the largest pack ever bought, never lowered by a purchase. */
   plan: string
   balance_mc: number
   rate_limit_rps: number | null
@@ -185,7 +185,7 @@ export interface ServerSecretRow {
 }
 
 /**
- * One job of a batch (SPEC "Batch job"): a leased work row (jobs/runner.ts). Half the realtime
+ * One job of a batch (docs/batches.md): a leased work row (jobs/runner.ts). Half the realtime
  * price is charged when it is queued; the job's end refunds what it did not use, in the same
  * transaction that records the result.
  */
@@ -217,7 +217,7 @@ export interface BatchJobRow {
 }
 
 /**
- * A saved search or watched page (SPEC "Monitor"), also its own scheduled work row: 'queued' with
+ * A saved search or watched page (docs/monitors.md), also its own scheduled work row: 'queued' with
  * `run_at` = the next run, 'running' while a worker holds it, 'paused' when inactive.
  */
 export interface MonitorRow {
@@ -271,7 +271,7 @@ export interface MonitorRunRow {
   expires_at: number
 }
 
-/** Novelty detection keeps only hashes of links already reported (SPEC Monitors). */
+/** Novelty detection keeps only hashes of links already reported (docs/monitors.md). */
 export interface MonitorSeenRow {
   monitor_id: string
   baseline: number

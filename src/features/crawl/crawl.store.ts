@@ -22,7 +22,7 @@ export async function countActiveCrawls(db: Db | Tx, accountId: string): Promise
   return Number(row.n)
 }
 
-/** The account's queued and running crawls, oldest first (at most 20 can be: SPEC's cap). */
+/** The account's queued and running crawls, oldest first (at most 20 can be: the per-account cap). */
 export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
   db
     .selectFrom('crawls')

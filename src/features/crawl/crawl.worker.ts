@@ -29,8 +29,8 @@ const MAX_CRAWL_DELAY_MS = 10_000
 
 /**
  * Runs queued crawls on the job runner (jobs/runner.ts): a process killed mid-crawl leaves a lease
- * that expires, and the next worker restarts the crawl from the beginning (SPEC: "server deploy
- * interrupts -> queued"). Pages already paid for are recorded per crawl, so a restart never
+ * that expires, and the next worker restarts the crawl from the beginning (a crawl a deploy
+ * interrupts goes back to queued). Pages already paid for are recorded per crawl, so a restart never
  * charges for a page twice. A graceful stop puts running crawls back in the queue.
  */
 export function crawlJobKind(

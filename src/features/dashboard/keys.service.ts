@@ -12,7 +12,7 @@ import { keysMonthUsage } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
- * Key management for the dashboard (SPEC "Dashboard API" and Authentication 7-8). Decisions:
+ * Key management for the dashboard (docs/dashboard.md, README.md "Dashboard key permissions"). Decisions:
  * the owner manages every key; a member manages (renames, rotates, revokes, toggles fallback) the
  * keys they created; only the owner sets limits. Rotation and revocation drop the cached key at once.
  */
@@ -84,7 +84,7 @@ export async function revokeKey(deps: KeyDeps, user: SessionUser, id: string) {
   await keyFor(deps.store, user, id)
   await updateKey(deps.store.db, id, { revoked_at: Date.now() })
   deps.keys.invalidate(id)
-  // SPEC Monitor activity: a revoked key pauses the monitors billed on it (rotation keeps the id, so they keep running).
+  // A revoked key pauses the monitors billed on it (rotation keeps the id, so they keep running; docs/monitors.md).
   await pauseMonitorsOfRevokedKey(deps.store, id)
 }
 
