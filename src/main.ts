@@ -4,10 +4,9 @@ import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
-import { jobKinds, startWorkers } from './jobs/workers.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
 import { warmUpFetch } from './net/warm-up.ts'
-import { openServices } from './services.ts'
+import { jobKinds, openServices, startWorkers } from './services.ts'
 import { startupBanner, terminalLogStream } from './startup-banner.ts'
 
 export interface ServeOptions {

@@ -13,7 +13,8 @@ import { SiteContexts, type SiteLease, siteOf } from './site-contexts.ts'
  *   included (`<-loopback>`), so a page cannot make the browser reach a private address;
  * - at most `contexts` pages at once; pages of one site share a kept context, never one used by
  *   another site at the same time or before (site-contexts.ts: a small LRU pool, a context closed
- *   rather than handed to another site); images, media and fonts are never fetched;
+ *   rather than handed to another site), in the tab its last page was read in; images, media and
+ *   fonts are never fetched;
  * - a page is read once its network has been idle for `quietMs` (network-idle.ts), after `load`
  *   and again after a scroll to the bottom, within its deadline;
  * - each page has one deadline; after `recyclePages` pages, or when the browser's process tree
@@ -186,6 +187,7 @@ export class Renderer {
     let context: BrowserContext | null = null
     /** A context of this page alone, closed after it. */
     let fresh: BrowserContext | null = null
+    let page: Page | null = null
     let keep = false
     try {
       gen = await this.generation()
@@ -202,20 +204,17 @@ export class Renderer {
         else this.sitesOpened++
         context = lease.context
       } else context = fresh = await this.newContext(gen.browser, this.opts.userAgent)
-      const page = await context.newPage()
-      try {
-        const result = await this.load(page, url, deadline, opts.signal)
-        // A page that ended on another site leaves that site's state behind: its context is not kept.
-        keep = siteOf(result.url) === site
-        this.rendered++
-        return result
-      } finally {
-        await page.close().catch(() => {})
-      }
+      page = lease ? await lease.page(url) : await context.newPage()
+      const result = await this.load(page, url, deadline, opts.signal)
+      // A page that ended on another site leaves that site's state behind: its context is not kept.
+      keep = siteOf(result.url) === site
+      this.rendered++
+      return result
     } catch (e) {
       throw this.toApiError(e, deadline)
     } finally {
-      lease?.release(keep)
+      if (lease) lease.release(keep, page)
+      else await page?.close().catch(() => {})
       if (fresh) await fresh.close().catch(() => {})
       if (gen) {
         gen.inFlight--

@@ -1,4 +1,4 @@
-import type { BrowserContext } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { getDomain } from 'tldts'
 
 /**
@@ -11,7 +11,10 @@ import { getDomain } from 'tldts'
  * - at most `max` contexts are kept; a new site takes the place of the least recently used idle
  *   one, which is closed, never wiped and handed over: a fresh context carries nothing, HTTP
  *   cache included, from the site before;
- * - a context whose page ended on another site, or failed, is closed instead of kept.
+ * - a context whose page ended on another site, or failed, is closed instead of kept;
+ * - the tab of a page that was read is kept open (one per context) and the site's next page is
+ *   loaded in it: a same-site navigation keeps the tab's renderer process, where a new tab starts
+ *   one.
  */
 
 export function siteOf(url: string): string {
@@ -24,8 +27,13 @@ export interface SiteLease {
   context: BrowserContext
   /** The context was kept from an earlier page of the site. */
   reused: boolean
-  /** `keep: false` closes the context once its other pages end (the page left its site, or failed). */
-  release(keep: boolean): void
+  /** A tab for `url`: the context's kept one, else a new one. */
+  page(url: string): Promise<Page>
+  /**
+   * `keep: false` closes the context once its other pages end (the page left its site, or failed);
+   * `page` is kept for the next page of the site when `keep`, else closed.
+   */
+  release(keep: boolean, page: Page | null): void
 }
 
 interface Entry {
@@ -34,6 +42,8 @@ interface Entry {
   pages: number
   /** Closed when its last page ends, and given to no new page. */
   retired: boolean
+  /** A tab left open by the last page read, for the next one. */
+  spare: Page | null
 }
 
 export class SiteContexts {
@@ -58,22 +68,35 @@ export class SiteContexts {
       // Every kept context busy with other sites (more sites at once than `max`): a context of
       // its own for this page, closed after it.
       const kept = this.entries.size < this.max
-      entry = { site, context: this.open(), pages: 0, retired: !kept }
+      entry = { site, context: this.open(), pages: 0, retired: !kept, spare: null }
     }
     const e = entry
     if (!e.retired) this.entries.set(site, e)
     e.pages++
     try {
       const context = await e.context
-      return { context, reused, release: (keep) => this.release(e, keep) }
+      return { context, reused, page: (url) => this.page(e, context, url), release: (keep, page) => this.release(e, keep, page) }
     } catch (err) {
-      this.release(e, false)
+      this.release(e, false, null)
       throw err
     }
   }
 
-  private release(entry: Entry, keep: boolean) {
+  private page(entry: Entry, context: BrowserContext, url: string): Promise<Page> {
+    const spare = entry.spare
+    entry.spare = null
+    // Only the fragment changing would be a same-document navigation: no load, nothing drawn anew.
+    if (spare && !spare.isClosed() && withoutHash(spare.url()) !== withoutHash(url)) return Promise.resolve(spare)
+    if (spare) void spare.close().catch(() => {})
+    return context.newPage()
+  }
+
+  private release(entry: Entry, keep: boolean, page: Page | null) {
     entry.pages--
+    if (page) {
+      if (keep && !entry.retired && !entry.spare && !page.isClosed()) entry.spare = page
+      else void page.close().catch(() => {})
+    }
     if (!keep && !entry.retired) {
       entry.retired = true
       if (this.entries.get(entry.site) === entry) this.entries.delete(entry.site)
@@ -92,6 +115,8 @@ export class SiteContexts {
     }
   }
 }
+
+const withoutHash = (url: string) => url.replace(/#.*$/, '')
 
 function close(entry: Entry) {
   void entry.context.then((c) => c.close()).catch(() => {})
