@@ -35,12 +35,11 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import './http/fastify-types.ts'
 import { loggerOptions, requestLogger } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
-import { jobKinds } from './jobs/workers.ts'
 import { withLogFields } from './metrics/log-context.ts'
 import { metricsRoutes } from './metrics/metrics.routes.ts'
 import { metrics } from './metrics/metrics.ts'
 import { safeEqual } from './security/secrets.ts'
-import { appDeps, type Services } from './services.ts'
+import { appDeps, jobKinds, type Services } from './services.ts'
 
 /** Headers browsers may read on cross-origin responses: the billing headers, X-Request-Id and Retry-After. */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']

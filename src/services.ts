@@ -1,13 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
+import { refundStaleReservations } from './billing/credits.ts'
 import { connectRedis } from './cache/redis.ts'
 import { CACHE_TTL_MS, databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
 import { createEngines, type Engines, engineOptionsOf } from './engines/registry.ts'
 import { createUpstreamClient, type UpstreamClient } from './engines/upstream/upstream-client.ts'
+import { keyLookup } from './features/accounts/accounts.service.ts'
+import { pruneExpiredBatchJobs } from './features/batches/batches.store.ts'
+import { batchJobKind } from './features/batches/batches.worker.ts'
+import { pruneExpiredCrawls } from './features/crawl/crawl.store.ts'
+import { crawlJobKind } from './features/crawl/crawl.worker.ts'
+import { pruneLoginAttempts } from './features/dashboard/login-throttle.store.ts'
+import { pruneExpiredMonitorRuns } from './features/monitors/monitors.store.ts'
+import { monitorJobKind } from './features/monitors/monitors.worker.ts'
 import { KeyCache } from './http/auth.ts'
 import { createLimiter, type Limiter } from './http/rate-limit.ts'
+import type { Sweep } from './jobs/maintenance.ts'
+import type { JobKind } from './jobs/runner.ts'
+import { startWorkers as startJobWorkers } from './jobs/workers.ts'
 import { createRenderer, type Renderer } from './net/browser/renderer.ts'
 import { createReaderPool, type ReaderPool } from './reader/reader.pool.ts'
 import { openSignals } from './signals/open-signals.ts'
@@ -17,6 +29,8 @@ import { redisRobots } from './site/robots/robots.redis.ts'
 import { createRobotsCache } from './site/site.discovery.ts'
 import { openStore, type Store } from './store/database.ts'
 import { serverSecret } from './store/server-secrets.store.ts'
+import { sealClearWebhookSecrets } from './webhooks/webhooks.service.ts'
+import { webhookJobKind } from './webhooks/webhooks.worker.ts'
 
 /** What routes and job handlers are handed: the services plus a logger and the shared constants. */
 export type AppDeps = Services & { log: FastifyBaseLogger; cacheTtlMs: number; usdPerCredit: number }
@@ -68,7 +82,7 @@ export async function openServices(config: Config): Promise<Services> {
     redis,
     cache: withMemory(redis ? redisCache(redis) : databaseCache(store)),
     limiter: createLimiter(redis),
-    keys: new KeyCache(store, config.keyCacheMs, signals),
+    keys: new KeyCache(keyLookup(store), config.keyCacheMs, signals),
     signals,
     upstream,
     engines,
@@ -85,4 +99,41 @@ export async function openServices(config: Config): Promise<Services> {
       await store.close()
     },
   }
+}
+
+/** Every kind of job: what startWorkers runs, and whose queues GET /metrics reads (in API-only processes too). */
+export function jobKinds(services: Services, log: FastifyBaseLogger): JobKind[] {
+  const deps = appDeps(services, log)
+  return [
+    webhookJobKind(services, log),
+    // Crawls and batch jobs keep the id of the request that queued them: their log lines carry it.
+    { ...crawlJobKind(services, log), requestIdColumn: 'request_id' },
+    { ...batchJobKind(deps), requestIdColumn: 'request_id' },
+    monitorJobKind(deps),
+  ]
+}
+
+/**
+ * Housekeeping every worker runs: refunds reservations left by a crashed process, prunes the
+ * response cache, crawl and batch results and monitor run history past their 24 hours, and
+ * sign-in attempt counters whose window ended; encrypts webhook secrets an earlier version stored
+ * in clear.
+ */
+export function maintenanceSweeps(services: Services): Sweep[] {
+  const { store, cache } = services
+  return [
+    { run: (now) => refundStaleReservations(store, now), field: 'refunded', level: 'warn', message: 'refunded reservations left by an interrupted process' },
+    { run: () => cache.prune(), field: 'pruned', level: 'debug', message: 'pruned expired cache entries' },
+    { run: (now) => pruneExpiredCrawls(store.db, now), field: 'crawls', level: 'debug', message: 'removed crawls past their 24 hours' },
+    { run: (now) => pruneExpiredBatchJobs(store.db, now), field: 'jobs', level: 'debug', message: 'removed batch jobs past their 24 hours' },
+    { run: (now) => pruneExpiredMonitorRuns(store.db, now), field: 'runs', level: 'debug', message: 'removed monitor run results past their 24 hours' },
+    { run: () => sealClearWebhookSecrets(store), field: 'sealed', level: 'info', message: 'encrypted webhook secrets stored in clear by an earlier version' },
+    { run: (now) => pruneLoginAttempts(store.db, now), field: 'attempts', level: 'debug', message: 'removed sign-in attempt counters whose window ended' },
+  ]
+}
+
+/** The job runners and housekeeping of one process: what `npm start` runs beside the API and `trawl worker` runs alone. */
+export function startWorkers(services: Services, log: FastifyBaseLogger) {
+  const set = { store: services.store, kinds: jobKinds(services, log), sweeps: maintenanceSweeps(services), pollMs: services.config.schedulerPollMs }
+  return startJobWorkers(set, log)
 }

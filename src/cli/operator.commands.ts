@@ -56,12 +56,13 @@ async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
 async function asOwner(store: Store, accountId: string) {
   const { findOwner } = await import('../features/accounts/accounts.store.ts')
   const { KeyCache } = await import('../http/auth.ts')
+  const { keyLookup } = await import('../features/accounts/accounts.service.ts')
   const { openPublisher } = await import('../signals/open-signals.ts')
   const { loadConfig } = await import('../config.ts')
   const owner = await findOwner(store.db, accountId)
   const signals = await openPublisher(loadConfig(), store, { warn: (_obj, msg) => process.stderr.write(`trawl: ${msg}\n`) })
   return {
-    deps: { store, keys: new KeyCache(store, 0, signals) },
+    deps: { store, keys: new KeyCache(keyLookup(store), 0, signals) },
     user: { id: owner.id, email: owner.email, role: 'owner' as const, accountId },
   }
 }

@@ -1,10 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { rateLimitFor } from '../billing/plans.ts'
 import { ApiError } from '../errors.ts'
-import { findKeyByHash, findKeyById, touchKey } from '../features/accounts/accounts.store.ts'
 import { looksLikeApiKey, safeEqual, sha256 } from '../security/secrets.ts'
 import type { Signals } from '../signals/signals.ts'
-import type { Store } from '../store/database.ts'
 
 /** Who is calling: resolved from the API key on every authenticated request. */
 export interface AuthContext {
@@ -24,19 +22,43 @@ interface Cached {
   lastTouched: number
 }
 
+/** A stored key with the account fields every request needs, as the key lookup returns it. */
+export interface KeyRecord {
+  id: string
+  account_id: string
+  user_id: string
+  secret_hash: string
+  credit_limit_mc: number | null
+  allow_fallback: number
+  last_used_at: number | null
+  revoked_at: number | null
+  plan: string
+  rate_limit_rps: number | null
+}
+
 /**
- * Validated keys are cached for `ttlMs` (at most a minute, SPEC Authentication 8). Rotation and
+ * Where keys are stored: the accounts feature supplies it from the composition root (services.ts),
+ * so that this floor imports no feature.
+ */
+export interface KeyLookup {
+  byHash(secretHash: string): Promise<KeyRecord | undefined>
+  /** Records a use; writes at most once a minute per key (usage stats only). */
+  touch(keyId: string, now: number): Promise<unknown>
+}
+
+/**
+ * Validated keys are cached for `ttlMs` (at most a minute: TRAWL_KEY_CACHE_MS). Rotation and
  * revocation drop the entry at once here and, through `signals`, in every other process; the TTL
  * bounds how long a lost signal can leave a stale entry.
  */
 export class KeyCache {
   private byHash = new Map<string, Cached>()
-  private pending = new Map<string, { generation: number; row: ReturnType<typeof findKeyByHash> }>()
+  private pending = new Map<string, { generation: number; row: Promise<KeyRecord | undefined> }>()
   // Bumped by every drop: a lookup that raced a drop (it read the row before the change) is not cached.
   private generation = 0
 
   constructor(
-    private store: Store,
+    private keys: KeyLookup,
     private ttlMs: number,
     private signals?: Signals,
   ) {
@@ -64,7 +86,7 @@ export class KeyCache {
     if (!entry.auth) throw new ApiError('unauthorized', 'API key was revoked')
     if (now - entry.lastTouched >= 60_000) {
       entry.lastTouched = now
-      void touchKey(this.store.db, entry.auth.keyId, now).catch(() => {}) // best effort: usage stats only
+      void this.keys.touch(entry.auth.keyId, now).catch(() => {}) // best effort: usage stats only
     }
     return entry.auth
   }
@@ -85,7 +107,7 @@ export class KeyCache {
   private lookUp(hash: string) {
     const joined = this.pending.get(hash)
     if (joined && joined.generation === this.generation) return joined.row
-    const row = findKeyByHash(this.store.db, hash).finally(() => {
+    const row = this.keys.byHash(hash).finally(() => {
       if (this.pending.get(hash)?.row === row) this.pending.delete(hash)
     })
     this.pending.set(hash, { generation: this.generation, row })
@@ -103,9 +125,8 @@ export class KeyCache {
   }
 }
 
-type KeyRow = NonNullable<Awaited<ReturnType<typeof findKeyById>>>
-
-const authOf = (row: KeyRow): AuthContext => ({
+/** The caller a stored key stands for, with its plan's rate limit. */
+export const authOf = (row: KeyRecord): AuthContext => ({
   keyId: row.id,
   accountId: row.account_id,
   userId: row.user_id,
@@ -114,17 +135,6 @@ const authOf = (row: KeyRow): AuthContext => ({
   keyLimitMc: row.credit_limit_mc,
   allowFallback: row.allow_fallback === 1,
 })
-
-/**
- * Work done later on a key's behalf (a batch job, a monitor run) acts as that key as it is now:
- * its current limit and fallback switch, and `unauthorized` once it is revoked.
- */
-export async function authForKeyId(store: Store, keyId: string): Promise<AuthContext> {
-  const row = await findKeyById(store.db, keyId)
-  if (!row) throw new ApiError('unauthorized', 'the API key that queued this work no longer exists')
-  if (row.revoked_at != null) throw new ApiError('unauthorized', 'the API key that queued this work was revoked')
-  return authOf(row)
-}
 
 /**
  * Where a vendor-compatible route's clients send the key besides `Authorization: Bearer`
@@ -146,7 +156,7 @@ declare module 'fastify' {
   }
 }
 
-/** Where SPEC lets a key arrive: the Authorization header, `?api_key=` on GET, `?key=` on /customsearch/v1; plus a compatible route's `keyFrom`. */
+/** Where a key may arrive: the Authorization header, `?api_key=` on GET, `?key=` on /customsearch/v1; plus a compatible route's `keyFrom`. */
 export function keyFromRequest(req: FastifyRequest, opts: { allowKeyParam?: boolean; from?: KeySources } = {}): string {
   const header = req.headers.authorization
   if (header) {

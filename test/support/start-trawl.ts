@@ -6,8 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { startWorkers } from '../../src/jobs/workers.ts'
-import { openServices, type Services } from '../../src/services.ts'
+import { openServices, type Services, startWorkers } from '../../src/services.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 

@@ -3,6 +3,7 @@ import { findCounter, recordPurchase } from '../../billing/credits.store.ts'
 import { periods, toCredits, toMc } from '../../billing/money.ts'
 import { higherPlan, type Plan, rateLimitFor } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
+import { type AuthContext, authOf, type KeyLookup } from '../../http/auth.ts'
 import { hashPassword, newApiKey, newWebhookSecret } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
@@ -26,7 +27,7 @@ export interface NewKey {
   user_id?: string
 }
 
-/** The operator's view of an account (CONTRACT §3 `<Account>`). */
+/** The operator's view of an account (the operator API's account body). */
 export function toAdminAccount(row: AccountRow) {
   return {
     id: row.id,
@@ -126,7 +127,7 @@ export async function patchAccount(store: Store, id: string, patch: AccountPatch
   if (patch.daily_limit !== undefined) set.daily_limit_mc = mcOrNull(patch.daily_limit)
   if (patch.rate_limit_rps !== undefined) set.rate_limit_rps = patch.rate_limit_rps
   if (patch.webhook_url !== undefined) set.webhook_url = patch.webhook_url
-  // The account's first webhook URL creates its signing secret (CONTRACT §3b).
+  // The account's first webhook URL creates its signing secret.
   if (patch.webhook_url && !current.webhook_secret) set.webhook_secret = await sealWebhookSecret(store, id, newWebhookSecret())
   if (Object.keys(set).length > 0) await accounts.updateAccount(store.db, id, set)
   return getAccount(store, id)
@@ -188,7 +189,7 @@ export async function createKey(store: Store, accountId: string, input: NewKey) 
   const account = await getAccountRow(store, accountId)
   const user = input.user_id ? await accounts.findUser(store.db, input.user_id) : await accounts.findOwner(store.db, accountId)
   if (!user || user.account_id !== accountId) throw new ApiError('invalid_request', `user_id ${input.user_id} is not a user of this account`)
-  // SPEC Authentication 7: a member's keys get the owner's member key limit, whatever they asked for.
+  // A member's keys get the owner's member key limit, whatever they asked for (README.md "Dashboard key permissions").
   const limitMc = user.role === 'member' && account.member_key_limit_mc != null ? account.member_key_limit_mc : mcOrNull(input.credit_limit)
   const key = newApiKey()
   const row: ApiKeyRow = {
@@ -228,4 +229,21 @@ export async function accountForKey(store: Store, accountId: string, keyId: stri
     monthly_spend_cap: row.monthly_spend_cap_mc == null ? null : toCredits(row.monthly_spend_cap_mc),
     month: { credits: toCredits(accountMonth?.credits_mc ?? 0), requests: accountMonth?.requests ?? 0 },
   }
+}
+
+/** How http/auth.ts finds API keys: registered from services.ts, so that the HTTP floor imports no feature. */
+export const keyLookup = (store: Store): KeyLookup => ({
+  byHash: (secretHash) => accounts.findKeyByHash(store.db, secretHash),
+  touch: (keyId, now) => accounts.touchKey(store.db, keyId, now),
+})
+
+/**
+ * Work done later on a key's behalf (a batch job, a monitor run) acts as that key as it is now:
+ * its current limit and fallback switch, and `unauthorized` once it is revoked.
+ */
+export async function authForKeyId(store: Store, keyId: string): Promise<AuthContext> {
+  const row = await accounts.findKeyById(store.db, keyId)
+  if (!row) throw new ApiError('unauthorized', 'the API key that queued this work no longer exists')
+  if (row.revoked_at != null) throw new ApiError('unauthorized', 'the API key that queued this work was revoked')
+  return authOf(row)
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors.ts'
-import { type AuthContext, authForKeyId } from '../../http/auth.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import { authForKeyId } from '../accounts/accounts.service.ts'
 import type { AppDeps } from '../../services.ts'
 import type { Store } from '../../store/database.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'

@@ -1,7 +1,8 @@
 import { charge } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import { isApiError } from '../../errors.ts'
-import { type AuthContext, authForKeyId } from '../../http/auth.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import { authForKeyId } from '../accounts/accounts.service.ts'
 import type { JobContext, JobKind } from '../../jobs/runner.ts'
 import type { AppDeps } from '../../services.ts'
 import type { MonitorRow, MonitorRunRow } from '../../store/schema.ts'
@@ -15,7 +16,7 @@ import { monitorName } from './monitors.view.ts'
 
 /** The job kind's name: what `wakeJobs(store, MONITOR_JOB)` wakes. */
 export const MONITOR_JOB = 'monitor'
-/** SPEC Limits: this many failed runs in a row pause a monitor. */
+/** This many failed runs in a row pause a monitor (docs/monitors.md). */
 export const MAX_CONSECUTIVE_FAILURES = 10
 export const RUN_RESULTS_TTL_MS = 24 * 3600_000
 const RUNS_PER_WORKER = 4
