@@ -159,7 +159,10 @@ describe('POST /v2/scrape', () => {
     expect(unreachable.code).toBe('SCRAPE_SITE_ERROR')
     const raw = await post('/v2/scrape', { url: 'http://127.0.0.1:1/' }, bearer(key))
     expect(raw.headers.get('retry-after')).toBeTruthy()
+    // The one error sender's billing headers, as on /v1: nothing used, the balance, the body's estimate.
     expect(raw.headers.get('x-credits-used')).toBe('0')
+    expect(raw.headers.get('x-credits-remaining')).toBe('9')
+    expect(Number(raw.headers.get('x-tokens-estimate'))).toBeGreaterThan(0)
     expect(shaped(FirecrawlError, await raw.json())).toMatchObject({ success: false, code: 'SCRAPE_SITE_ERROR' })
     expect(await balance(key)).toBe(9)
     await expectBooksBalanced(trawl, id)

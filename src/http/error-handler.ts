@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { attemptsOf } from '../engines/upstream/upstream-error.ts'
 import { ApiError } from '../errors.ts'
 import { isOutage } from '../store/outage.ts'
+import { type CreditsRemaining, type ErrorShape, sendError, trawlEnvelope } from './error-reply.ts'
 import { withoutPrototypes } from './parse-input.ts'
 
 /** Fastify's own errors (URL, body parsing, limits) mapped onto the API's error codes (errors.ts); anything unknown is `internal`. */
@@ -36,38 +36,22 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   return new ApiError('internal', 'internal error; it has been logged, please retry with backoff')
 }
 
-/** The caller's balance in credits, for X-Credits-Remaining on a failed billed call (null: unknown). */
-export type CreditsRemaining = (accountId: string) => Promise<number | null>
-
-export async function sendError(req: FastifyRequest, reply: FastifyReply, error: ApiError, creditsRemaining?: CreditsRemaining) {
-  // Also set here: errors raised before the onRequest hook (bad URLs) never ran it.
-  reply.header('x-request-id', req.id)
-  if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
-  // Serialised once: its length is the token estimate below, and it is what is sent.
-  const body = JSON.stringify(error.toBody(req.id))
-  if (req.routeOptions.config?.billed) {
-    // A failed call on a billed endpoint carries the billing headers, at 0 (docs/api-reference.md).
-    reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
-    reply.header('x-latency-ms', String(Math.round(performance.now() - req.startedAt)))
-    // About four characters a token: an error body is too small to load the tokenizer for.
-    reply.header('x-tokens-estimate', String(Math.ceil(body.length / 4)))
-    // Once the caller is known; not for 429s, so that a flood of them reads nothing.
-    const accountId = (req as { auth?: { accountId?: string } }).auth?.accountId
-    if (creditsRemaining && accountId && error.code !== 'rate_limited') {
-      const remaining = await creditsRemaining(accountId).catch(() => null)
-      if (remaining != null) reply.header('x-credits-remaining', String(remaining))
-    }
-  }
-  // Operators need the attempts (proxy, status, outcome) to see why an engine failed.
-  if (error.status >= 500) req.log.warn({ code: error.code, route: attemptsOf(error) }, `request failed: ${error.message}`)
-  return reply.code(error.status).type('application/json; charset=utf-8').send(body)
+export function registerErrorHandling(app: FastifyInstance, opts: { creditsRemaining?: CreditsRemaining } = {}) {
+  // Decorated before any feature registers: every scope's sendError reads it, compatible shapes' too.
+  app.decorate('creditsRemaining', opts.creditsRemaining ?? null)
+  recordRouteMethods(app)
+  answerErrorsWith(app, trawlEnvelope)
+  acceptEmptyJsonBodies(app)
 }
 
-export function registerErrorHandling(app: FastifyInstance, opts: { creditsRemaining?: CreditsRemaining } = {}) {
-  app.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req), opts.creditsRemaining))
-  recordRouteMethods(app)
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, noRouteError(req, reply)))
-  acceptEmptyJsonBodies(app)
+/**
+ * Every error of `scope` and every path no route of it takes, answered by sendError in `shape`:
+ * the app in Trawl's envelope, each compatible API's scope in its vendor's. `notFoundHint` is
+ * appended to the 404 message.
+ */
+export function answerErrorsWith(scope: FastifyInstance, shape: ErrorShape, notFoundHint = '') {
+  scope.setErrorHandler((err, req, reply) => sendError(req, reply, toApiError(err, req), shape))
+  scope.setNotFoundHandler((req, reply) => sendError(req, reply, noRouteError(req, reply, notFoundHint), shape))
 }
 
 /**

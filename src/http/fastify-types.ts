@@ -1,4 +1,5 @@
 import type { AuthContext } from './auth.ts'
+import type { CreditsRemaining } from './error-reply.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,6 +11,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The methods of the routes whose path matches (error-handler.ts): 405 rather than 404 for a known path. */
     routeMethods?: (path: string) => string[]
+    /** The caller's balance for X-Credits-Remaining on failed billed calls (error-reply.ts); null on the metrics server. */
+    creditsRemaining: CreditsRemaining | null
   }
   interface FastifyContextConfig {
     /** 'key': API key + rate limit; 'key-free': API key, not rate limited (GET /v1/account); 'admin': operator token. */

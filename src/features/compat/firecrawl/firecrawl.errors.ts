@@ -1,6 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiError, ErrorCode } from '../../../errors.ts'
-import { latencyMs } from '../../../http/billing-headers.ts'
+import type { ErrorCode } from '../../../errors.ts'
+import type { ErrorShape } from '../../../http/error-reply.ts'
 
 /**
  * Trawl's errors in Firecrawl's shape and status codes: `{success: false, code?, error}`, the body
@@ -27,8 +26,8 @@ const FIRECRAWL: Record<ErrorCode, { status: number; code?: string }> = {
   unavailable: { status: 503 },
 }
 
-/** Status and body of a Trawl error as Firecrawl would answer it. */
-export function firecrawlError(error: ApiError, requestId: string) {
+/** Status and body of a Trawl error as Firecrawl would answer it; sendError does the rest. */
+export const firecrawlEnvelope: ErrorShape = (error, requestId) => {
   const mapped = FIRECRAWL[error.code]
   // Statuses set on purpose (413 body too large, 415 media type) keep their status.
   const status = error.status !== 400 && error.code === 'invalid_request' ? error.status : mapped.status
@@ -37,17 +36,4 @@ export function firecrawlError(error: ApiError, requestId: string) {
     status,
     body: { success: false as const, ...(code && { code }), error: error.message, details: { code: error.code, request_id: requestId } },
   }
-}
-
-/** Sends an error the way the app's handler does (request id, Retry-After, zero billing headers), in Firecrawl's shape. */
-export function sendFirecrawlError(req: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  reply.header('x-request-id', req.id)
-  if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
-  if (req.routeOptions.config?.billed) {
-    reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
-    reply.header('x-latency-ms', String(latencyMs(req)))
-  }
-  if (error.status >= 500) req.log.warn({ code: error.code }, `request failed: ${error.message}`)
-  const { status, body } = firecrawlError(error, req.id)
-  return reply.code(status).type('application/json; charset=utf-8').send(body)
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { toMc } from '../../../billing/money.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
-import { noRouteError, toApiError } from '../../../http/error-handler.ts'
+import { answerErrorsWith } from '../../../http/error-handler.ts'
 import { parseInput, parseWith } from '../../../http/parse-input.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
-import { sendFirecrawlError } from './firecrawl.errors.ts'
+import { firecrawlEnvelope } from './firecrawl.errors.ts'
 import {
   FirecrawlActiveCrawls,
   FirecrawlCancelled,
@@ -65,8 +65,7 @@ export function firecrawlRoutes(app: FastifyInstance, deps: AppDeps) {
 
   void app.register(
     async (scope) => {
-      scope.setErrorHandler((err, req, reply) => sendFirecrawlError(req, reply, toApiError(err, req)))
-      scope.setNotFoundHandler((req, reply) => sendFirecrawlError(req, reply, noRouteError(req, reply)))
+      answerErrorsWith(scope, firecrawlEnvelope)
 
       const billed = { auth: 'key' as const, billed: true }
       const sendJson = (req: FastifyRequest, reply: FastifyReply, body: unknown, billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean }) => {

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, isApiError } from '../../../errors.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
-import { noRouteError, toApiError } from '../../../http/error-handler.ts'
+import { answerErrorsWith, toApiError } from '../../../http/error-handler.ts'
 import { withoutPrototypes } from '../../../http/parse-input.ts'
 import { mapLimit } from '../../../jobs/map-limit.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
-import { sendSerperError, serperError } from './serper.errors.ts'
+import { serperEnvelope } from './serper.errors.ts'
 import { SERPER_RESPONSES, serperErrorResponses } from './serper.response.ts'
 import { MAX_QUERIES, queryParams, SERPER_ENDPOINTS, SerperBody, type SerperEndpoint } from './serper.schema.ts'
 import { type PreparedQuery, prepareQuery, type SerperOutcome } from './serper.service.ts'
@@ -38,8 +38,7 @@ const SUMMARIES: Record<SerperEndpoint, string> = {
 export function serperRoutes(app: FastifyInstance, deps: AppDeps) {
   void app.register(
     async (scope) => {
-      scope.setErrorHandler((err, req, reply) => sendSerperError(req, reply, toApiError(err, req)))
-      scope.setNotFoundHandler((req, reply) => sendSerperError(req, reply, noRouteError(req, reply)))
+      answerErrorsWith(scope, serperEnvelope)
       // LangChain's GoogleSerperAPIWrapper POSTs its parameters in the query string with
       // Content-Type: application/json and no body: an empty JSON body is no body here.
       const json = scope.getDefaultJsonParser('error', 'error')
@@ -108,7 +107,7 @@ async function handle(deps: AppDeps, endpoint: SerperEndpoint, req: FastifyReque
     const failures = settled.filter((s): s is { err: unknown } => 'err' in s)
     if (failures.length === settled.length) throw failures[0]!.err
     outcomes = settled.filter((s): s is SerperOutcome => !('err' in s))
-    answer = settled.map((s) => ('err' in s ? serperError(isApiError(s.err) ? s.err : toApiError(s.err, req), req.id).body : s.body))
+    answer = settled.map((s) => ('err' in s ? serperEnvelope(isApiError(s.err) ? s.err : toApiError(s.err, req), req.id).body : s.body))
   }
   const payload = JSON.stringify(answer)
   const balances = outcomes.map((o) => o.balanceMc).filter((b): b is number => b != null)

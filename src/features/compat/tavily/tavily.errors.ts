@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ApiError, ErrorCode } from '../../../errors.ts'
-import { noRouteError, toApiError } from '../../../http/error-handler.ts'
+import { answerErrorsWith } from '../../../http/error-handler.ts'
+import type { ErrorShape } from '../../../http/error-reply.ts'
 import { errorResponses } from '../../../http/error-schema.ts'
 import { TavilyError } from './tavily.response.ts'
 
@@ -26,28 +27,15 @@ export function tavilyStatus(error: ApiError): number {
  * @tavily/core reads an object `error` with a string `code` as its keyless-mode limit envelope.
  * The Trawl code stays available in the X-Trawl-Error-Code header.
  */
-export function sendTavilyError(req: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  reply.header('x-request-id', req.id)
-  reply.header('x-trawl-error-code', error.code)
-  if (error.opts.retryAfterSeconds) reply.header('retry-after', String(error.opts.retryAfterSeconds))
-  if (req.routeOptions.config?.billed) {
-    // As every billed Trawl endpoint: a failed call says it cost nothing.
-    reply.header('x-credits-used', '0').header('x-cost-usd', '0').header('x-cache', 'MISS')
-    reply.header('x-latency-ms', String(Math.round(performance.now() - (req.startedAt ?? performance.now()))))
-  }
-  if (error.status >= 500) req.log.warn({ code: error.code }, `request failed: ${error.message}`)
-  return reply
-    .code(tavilyStatus(error))
-    .type('application/json; charset=utf-8')
-    .send({ detail: { error: error.message } })
-}
+export const tavilyEnvelope: ErrorShape = (error) => ({
+  status: tavilyStatus(error),
+  body: { detail: { error: error.message } },
+  headers: { 'x-trawl-error-code': error.code },
+})
 
 /** Inside the /compat/tavily scope every error, and every unknown path, answers in Tavily's shape. */
 export function tavilyErrorHandling(scope: FastifyInstance) {
-  scope.setErrorHandler((err, req, reply) => sendTavilyError(req, reply, toApiError(err, req)))
-  scope.setNotFoundHandler((req, reply) =>
-    sendTavilyError(req, reply, noRouteError(req, reply, "; Trawl answers Tavily's /search, /extract, /map, /crawl and /usage")),
-  )
+  answerErrorsWith(scope, tavilyEnvelope, "; Trawl answers Tavily's /search, /extract, /map, /crawl and /usage")
 }
 
 const tavilyError = (description: string) => ({ description, content: { 'application/json': { schema: TavilyError } } })
