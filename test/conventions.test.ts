@@ -271,3 +271,34 @@ describe('source layout', () => {
     expect(offences, "move these statements into the owner's *.store.ts").toEqual([])
   })
 })
+
+describe('citations', () => {
+  // Code and docs cite only the repository's own documents (docs/*.md, README.md, the OpenAPI
+  // document at /v1/openapi.json): a reader of the public repository cannot open an outside
+  // specification, contract or issue tracker, so a rule is stated where it is cited.
+  const CITATION = /\bSPEC\b|SPEC\.md|\bCONTRACT\b|CONTRACT\.md|\b[Ii]ssue #?\d+|\.\.\/shared\b/
+  const TEXT = /\.(ts|mts|cts|js|mjs|cjs|json|ya?ml|md|html|css)$/
+  // Captured pages and their parsed goldens quote third-party text; only their READMEs are ours.
+  const isCapture = (path: string) => /(^|\/)(fixtures|testdata)\//.test(path) || path.includes('.golden.')
+
+  test('src, test, bench, docs, packages and README.md cite no outside spec, contract or issue number', () => {
+    const root = join(import.meta.dirname, '..')
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'dist' ? [] : files(join(dir, e.name))
+        return TEXT.test(e.name) ? [join(dir, e.name)] : []
+      })
+    const offences: string[] = []
+    for (const file of [...['src', 'test', 'bench', 'docs', 'packages'].flatMap((d) => files(join(root, d))), join(root, 'README.md')]) {
+      const path = relative(root, file).split('\\').join('/')
+      if (isCapture(path) && !path.endsWith('.md')) continue
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const ownPattern = path === 'test/conventions.test.ts' && line.includes('const CITATION =')
+          if (CITATION.test(line) && !ownPattern) offences.push(`${path}:${i + 1}: ${line.trim()}`)
+        })
+    }
+    expect(offences, 'state the rule, or cite docs/*.md, README.md or the OpenAPI document').toEqual([])
+  })
+})
