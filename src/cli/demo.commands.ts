@@ -1,6 +1,6 @@
 import { type Command, positionalsExactly } from './command.ts'
 
-/** `trawl demo`: the server with recorded engine pages, for a first search without internet (src/demo). */
+/** `trawl demo`: the server with recorded engine pages, for a first search without internet (src/cli/demo). */
 export const demoCommands: Command[] = [
   {
     name: 'demo',
@@ -11,7 +11,7 @@ export const demoCommands: Command[] = [
     globals: 'none',
     async run(parsed) {
       positionalsExactly(parsed, [])
-      const { runDemo } = await import('../demo/demo.ts')
+      const { runDemo } = await import('./demo/demo.ts')
       await runDemo(process.env)
       return 'keep-running'
     },

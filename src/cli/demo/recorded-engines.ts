@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
-import { srcFile } from '../paths.ts'
+import { srcFile } from '../../paths.ts'
 
 /**
  * The engines of `trawl demo`: a loopback HTTP server answering engine requests with result pages
