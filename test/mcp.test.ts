@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
@@ -20,6 +24,7 @@ let site: LocalSite
 let crawlSite: CrawlSite
 let trawl: Trawl
 const clients: Client[] = []
+const loginDirs: string[] = []
 
 beforeAll(async () => {
   upstream = await fakeUpstream(htmlPage(COFFEE))
@@ -40,8 +45,13 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})))
   await trawl.close()
   await Promise.all([upstream.close(), site.close(), crawlSite.close()])
+  for (const dir of loginDirs) rmSync(dir, { recursive: true, force: true })
 })
 
+/**
+ * A connected client that has read tools/list: the SDK's Client then checks every tool call's
+ * structuredContent against that tool's outputSchema (and throws when it does not match).
+ */
 async function connect(key: string | null): Promise<Client> {
   const client = new Client({ name: 'trawl-test', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(`${trawl.base}/mcp`), {
@@ -49,6 +59,7 @@ async function connect(key: string | null): Promise<Client> {
   })
   await client.connect(transport)
   clients.push(client)
+  if (key) await client.listTools()
   return client
 }
 
@@ -126,6 +137,44 @@ describe('MCP over Streamable HTTP', () => {
     ])
     // Listing and initialising are free, and the key's balance is untouched.
     expect((await account(key)).month.requests).toBe(0)
+  })
+
+  test('tools/list stays under 15,000 bytes of JSON, output schemas included', async () => {
+    const { key } = await trawl.account({ credits: 10 })
+    const client = await connect(key)
+    const listed = await client.listTools()
+    const bytes = Buffer.byteLength(JSON.stringify(listed))
+    expect(bytes).toBeLessThan(15_000)
+    // Shared parameters are explained once, in the server's instructions, not in every tool.
+    expect(client.getInstructions()).toMatch(/max_age/)
+    for (const t of listed.tools) expect(JSON.stringify(t.inputSchema)).not.toMatch(/9007199254740991|"maxLength"|"pattern"/)
+  })
+
+  test('tool calls return structuredContent that validates against the outputSchema; errors stay isError without it', async () => {
+    const { key } = await trawl.account({ credits: 10 })
+    const client = await connect(key)
+    const { tools } = await client.listTools()
+    const validator = new AjvJsonSchemaValidator()
+    const check = (name: string, result: CallToolResult) => {
+      const schema = tools.find((t) => t.name === name)!.outputSchema!
+      const verdict = validator.getValidator(schema)(result.structuredContent)
+      expect(verdict.errorMessage).toBeUndefined()
+      expect(verdict.valid).toBe(true)
+    }
+    const search = await call(client, 'search', { q: 'coffee' })
+    expect(search.isError).toBeFalsy()
+    expect(structured(search)).toMatchObject({ vertical: 'web', query: 'coffee', total: 10, credits_used: 1 })
+    check('search', search)
+    // The text stays the Markdown answer for clients that do not read structuredContent.
+    expect(textOf(search)).toContain('# Search: coffee')
+    const me = await call(client, 'account', {})
+    expect(structured(me)).toMatchObject({ balance: 9 })
+    check('account', me)
+
+    const bad = await call(client, 'search', { q: 'coffee', num: 7 })
+    expect(bad.isError).toBe(true)
+    expect(bad.structuredContent).toBeUndefined()
+    expect(errorMeta(bad)).toMatchObject({ code: 'invalid_request' })
   })
 
   test('every tool call moves exactly the credits its REST twin moves', async () => {
@@ -445,12 +494,37 @@ describe('MCP over stdio (`trawl mcp`)', () => {
     await client.close()
   }, 60_000)
 
-  test('a wrong key comes back as a tool error, a missing one stops the command', async () => {
+  test('without TRAWL_API_KEY, the saved `trawl login` is used (an empty variable counts as unset)', async () => {
+    const saved = await trawl.account({ credits: 7 })
+    const config = savedLogin({ url: trawl.base, key: saved.key })
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['bin/trawl.mjs', 'mcp'],
       cwd: ROOT,
-      env: { TRAWL_URL: trawl.base, TRAWL_API_KEY: 'trawl_live_0123456789abcdef0123456789abcdef' },
+      env: { TRAWL_CONFIG: config, TRAWL_API_KEY: '', TRAWL_URL: '' },
+      stderr: 'pipe',
+    })
+    const client = new Client({ name: 'trawl-stdio-test', version: '1.0.0' })
+    await client.connect(transport)
+    clients.push(client)
+    await client.listTools()
+    const me = await call(client, 'account', {})
+    expect(me.isError).toBeFalsy()
+    expect(structured(me)).toMatchObject({ balance: 7 })
+    await client.close()
+  }, 60_000)
+
+  test('TRAWL_API_KEY comes before the saved login: a wrong one is a tool error; no key anywhere stops the command', async () => {
+    const saved = await trawl.account({ credits: 7 })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['bin/trawl.mjs', 'mcp'],
+      cwd: ROOT,
+      env: {
+        TRAWL_URL: trawl.base,
+        TRAWL_API_KEY: 'trawl_live_0123456789abcdef0123456789abcdef',
+        TRAWL_CONFIG: savedLogin({ url: trawl.base, key: saved.key }),
+      },
       stderr: 'pipe',
     })
     const client = new Client({ name: 'trawl-stdio-test', version: '1.0.0' })
@@ -461,12 +535,24 @@ describe('MCP over stdio (`trawl mcp`)', () => {
     await client.close()
 
     const { spawnSync } = await import('node:child_process')
-    const run = spawnSync(process.execPath, ['bin/trawl.mjs', 'mcp'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', input: '' })
+    const env = { PATH: process.env.PATH ?? '', TRAWL_CONFIG: join(tmpdir(), 'trawl-mcp-test-no-such-dir', 'config.json') }
+    const run = spawnSync(process.execPath, ['bin/trawl.mjs', 'mcp'], { cwd: ROOT, env, encoding: 'utf8', input: '' })
     expect(run.status).toBe(2)
-    expect(run.stderr).toContain('TRAWL_API_KEY is required')
+    expect(run.stderr).toContain('no API key')
+    expect(run.stderr).toContain('TRAWL_API_KEY')
+    expect(run.stderr).toContain('trawl login')
     expect(run.stdout).toBe('')
-  }, 30_000)
+  }, 60_000)
 })
+
+/** A login file as `trawl login` writes it (0600), in a directory of its own. */
+function savedLogin(login: { url: string; key: string }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-mcp-login-'))
+  loginDirs.push(dir)
+  const path = join(dir, 'config.json')
+  writeFileSync(path, `${JSON.stringify(login)}\n`, { mode: 0o600 })
+  return path
+}
 
 /** A raw HTTP request, for the headers fetch will not let a caller set (Host). */
 function raw(port: string, method: string, headers: Record<string, string>, body?: string) {

@@ -4,7 +4,7 @@ import { AccountIdParams, AddCreditsBody, CreateAccountBody, CreateKeyBody, Pass
 import { parseWith } from '../http/parse-input.ts'
 import type { Store } from '../store/database.ts'
 import { type Command, type Flags, type Parsed, positionalsExactly, str, UsageError } from './command.ts'
-import { configPath, readLogin } from './config-file.ts'
+import { resolveConnection } from './config-file.ts'
 import { paramsFrom, schemaFlags } from './flags.ts'
 import { credits, fields, print, printJson, table } from './output.ts'
 
@@ -215,19 +215,15 @@ export const operatorCommands: Command[] = [
   {
     name: 'mcp',
     summary: 'MCP tool server over stdio: a client of a Trawl server (docs/mcp.md)',
-    details: 'The server and key come from --url/--key, TRAWL_URL/TRAWL_API_KEY, or trawl login, like every client command.',
+    details:
+      'Like every client command, the key comes from --key, then TRAWL_API_KEY, then the saved trawl login; the server from --url, TRAWL_URL, the saved login, or http://127.0.0.1:8080.',
     flags: {},
     globals: 'client',
     async run(parsed) {
       positionalsExactly(parsed, [])
-      const env = { ...process.env }
-      const saved = () => (env.TRAWL_API_KEY && env.TRAWL_URL ? null : readLogin(configPath(env)))
-      env.TRAWL_API_KEY = str(parsed.values, 'key') ?? env.TRAWL_API_KEY ?? saved()?.key
-      env.TRAWL_URL = str(parsed.values, 'url') ?? env.TRAWL_URL ?? saved()?.url
-      const { runMcpStdio, McpStdioConfigError } = await import('../features/mcp/mcp.stdio.ts')
-      await runMcpStdio(env).catch((err) => {
-        throw err instanceof McpStdioConfigError ? new UsageError(err.message) : err
-      })
+      const connection = resolveConnection(parsed.values)
+      const { runMcpStdio } = await import('../features/mcp/mcp.stdio.ts')
+      await runMcpStdio(connection)
       return 'keep-running'
     },
   },

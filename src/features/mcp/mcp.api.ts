@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../errors.ts'
  * How a tool reaches the API: every tool call is one (or, while waiting on a crawl or batch, a few)
  * ordinary REST calls on the caller's key, so metering, rate limits, logs and errors are the REST
  * API's own. Over HTTP the call is an in-process `app.inject` carrying the caller's Authorization
- * header; over stdio it is a real HTTP request to TRAWL_URL.
+ * header; over stdio it is a real HTTP request to the server `trawl mcp` was pointed at.
  */
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'DELETE'
@@ -103,7 +103,7 @@ export function injectApi(app: FastifyInstance, authorization: string): CallApi 
   }
 }
 
-/** REST calls to a Trawl server over HTTP (`trawl mcp` over stdio): TRAWL_URL and TRAWL_API_KEY. */
+/** REST calls to a Trawl server over HTTP (`trawl mcp` over stdio), with the API key the command found. */
 export function fetchApi(baseUrl: string, apiKey: string, opts: { timeoutMs: number; userAgent?: string }): CallApi {
   const base = baseUrl.replace(/\/+$/, '')
   return async ({ method, path, body }) => {
@@ -127,7 +127,9 @@ export function fetchApi(baseUrl: string, apiKey: string, opts: { timeoutMs: num
           retryAfterSeconds: 5,
         })
       }
-      throw new ToolError('unavailable', `could not reach the Trawl server at ${base} (TRAWL_URL): ${causeOf(err)}`, { retryAfterSeconds: 5 })
+      throw new ToolError('unavailable', `could not reach the Trawl server at ${base} (set by --url, TRAWL_URL or trawl login): ${causeOf(err)}`, {
+        retryAfterSeconds: 5,
+      })
     }
     const headers: Headers = {}
     res.headers.forEach((value, name) => {

@@ -1,10 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import { z } from 'zod'
 import { ApiError } from '../../errors.ts'
 import { parseWith } from '../../http/parse-input.ts'
 import { type ApiReply, type CallApi, ToolError } from './mcp.api.ts'
-import type { Stash } from './mcp.pages.ts'
+import { toolJsonSchema } from './mcp.json-schema.ts'
+import { DEFAULT_MAX_TOKENS, type Stash } from './mcp.pages.ts'
 import { TOOLS, type ToolDef } from './mcp.tools.ts'
 
 export const MCP_SERVER_NAME = 'trawl'
@@ -23,23 +23,27 @@ const INSTRUCTIONS = `Trawl searches the web and reads web pages for you.
 - webpage (one page) and extract (up to 20): a page's main content as Markdown. map: a site's URLs. crawl then crawl_result: a whole site.
 - rank: where a domain ranks for a keyword. batch/batch_result: many requests queued at half price. monitor_create/monitor_list/monitor_runs: watch a search or page over time. account: the credit balance.
 Calls are billed in credits on the API key like the REST API (search 1 per 10 results, context 1 plus 1 per page read, webpage 1, extract 1 per page read, map 1, crawl 1 per page, rank 7); failed calls cost nothing.
-Answers are Markdown sized by max_tokens; a longer answer ends with a cursor: call the same tool with the same arguments and that cursor to read on, free.
+Parameters that mean the same in every tool:
+- max_tokens caps the answer's text (default ${DEFAULT_MAX_TOKENS} tokens); a longer answer ends with a cursor: call the same tool with the same arguments and that cursor to read on, free.
+- max_age (seconds, up to a year) accepts a cached answer up to that old, at half price; leave it out for a fresh one.
+- country: a two-letter code (default us); language: en, de, pt-BR (default en); location: a place to search from, e.g. "Austin,Texas,United States".
+- A parameter a search vertical does not take is refused, naming it.
 Errors name a code (invalid_request, insufficient_credits, rate_limited, upstream_timeout, …) and say whether and when to retry.`
 
-/** tools/list: computed once; the JSON Schemas of the zod inputs and outputs (draft-07, as the SDK's own McpServer emits). */
+/** tools/list: computed once; the JSON Schemas of the zod inputs and outputs. */
 const LISTED: Tool[] = TOOLS.map((t) => ({
   name: t.name,
-  title: t.title,
   description: t.description,
-  inputSchema: jsonSchema(t.input, 'input') as Tool['inputSchema'],
-  outputSchema: jsonSchema(t.output, 'output') as Tool['outputSchema'],
-  annotations: { title: t.title, ...t.annotations },
+  inputSchema: toolJsonSchema(t.input, 'input') as Tool['inputSchema'],
+  outputSchema: toolJsonSchema(t.output, 'output') as Tool['outputSchema'],
+  annotations: withoutDefaults(t.annotations),
 }))
 const BY_NAME = new Map<string, ToolDef>(TOOLS.map((t) => [t.name, t]))
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>
-  return rest
+/** The hints that differ from the spec's defaults (not read-only, destructive, not idempotent, open world). */
+function withoutDefaults(a: ToolDef['annotations']): ToolDef['annotations'] {
+  const defaults = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+  return Object.fromEntries(Object.entries(a).filter(([k, v]) => defaults[k as keyof typeof defaults] !== v))
 }
 
 export interface ToolCallRecord {
@@ -136,7 +140,7 @@ function asToolError(e: unknown, onInternal?: (err: unknown) => void): ToolError
   return new ToolError('internal', 'internal error; it has been logged, please retry with backoff', { status: 500, retryAfterSeconds: 5 })
 }
 
-/** SPEC "Errors": which codes are worth retrying, and what to do about the others. */
+/** The API's error codes: which are worth retrying, and what to do about the others. */
 const ADVICE: Record<string, string> = {
   invalid_request: 'Do not retry as is: fix the argument the message names.',
   unauthorized: 'Do not retry: the API key is missing, invalid or revoked.',

@@ -44,7 +44,6 @@ export interface ToolContext {
 }
 
 export interface ToolAnnotations {
-  title?: string
   readOnlyHint?: boolean
   destructiveHint?: boolean
   idempotentHint?: boolean
@@ -53,7 +52,7 @@ export interface ToolAnnotations {
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string
-  title: string
+  /** What the tool does, when to use it and what it costs, said once: the model reads it at every conversation start. */
   description: string
   input: I
   output: O
@@ -199,13 +198,8 @@ interface KeptSearch {
 
 const searchTool = tool({
   name: 'search',
-  title: 'Web search',
-  description: [
-    'Search the web and get ranked results (title, link, snippet) as Markdown.',
-    'vertical picks what to search: web (default; also gives answer box, knowledge graph, "people also ask" and related searches when the engine shows them), news, images, videos, places (local businesses with address, rating, phone), maps (places with coordinates), shopping (products with prices), scholar (papers with citation counts), patents.',
-    'Costs 1 credit per 10 results (num=100 costs 7); an empty result is free. Read a result with webpage or extract.',
-    'Parameters a vertical does not take are refused with invalid_request naming them.',
-  ].join(' '),
+  description:
+    'Web search: ranked results as Markdown. vertical: web (with answer box, knowledge graph, related searches), news, images, videos, places (local businesses), maps (with coordinates), shopping, scholar or patents. 1 credit per 10 results (num=100: 7); empty is free.',
   input: SearchInput,
   output: SearchOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -298,12 +292,8 @@ const readingBody = (args: Json) => ({
 
 const webpageTool = tool({
   name: 'webpage',
-  title: 'Read a web page',
-  description: [
-    'Read one web page or PDF and get its main content as clean Markdown (navigation, ads and boilerplate removed), with title and publication date.',
-    'Give query and highlights to get the passages most relevant to a question first.',
-    'Costs 1 credit (0.5 from cache with max_age); a page that cannot be read is free. Long pages are paged with cursor, free.',
-  ].join(' '),
+  description:
+    'Read a web page or PDF as Markdown (main content, title, date); with query and highlights, the best passages first. 1 credit; unreadable pages are free.',
   input: WebpageInput,
   output: WebpageOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -333,12 +323,7 @@ const webpageTool = tool({
 
 const extractTool = tool({
   name: 'extract',
-  title: 'Read several web pages',
-  description: [
-    'Read up to 20 web pages or PDFs at once (5 at a time) and get each one as clean Markdown.',
-    'Pages that fail (unreachable, timeout, nothing readable) are listed with the reason and cost nothing; the others cost 1 credit each (0.5 from cache with max_age).',
-    'Give query and highlights to get the most relevant passages of each page first. Long answers are paged with cursor, free.',
-  ].join(' '),
+  description: 'Read up to 20 web pages or PDFs at once, as webpage does. 1 credit per page read; failed pages are listed with the reason, free.',
   input: ExtractInput,
   output: ExtractOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -383,12 +368,7 @@ interface KeptMap {
 
 const mapTool = tool({
   name: 'map',
-  title: "List a site's URLs",
-  description: [
-    "List the URLs of a website from its sitemaps and the start page's links, without reading the pages: use it to find the right pages before webpage, extract or crawl.",
-    'With search, only URLs relevant to that text are kept, most relevant first.',
-    'Costs 1 credit when URLs are found, nothing otherwise. Takes up to about 30 seconds on large sites. Long lists are paged with cursor, free.',
-  ].join(' '),
+  description: "List a site's URLs (sitemaps, start-page links) without reading them, to pick pages to read or crawl. 1 credit when URLs are found.",
   input: MapInput,
   output: MapOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -469,12 +449,8 @@ async function waitCrawl(ctx: ToolContext, first: { task: CrawlTask; reply: ApiR
 
 const crawlTool = tool({
   name: 'crawl',
-  title: 'Start a site crawl',
-  description: [
-    'Start reading a whole website (or a section, with include_paths): pages are found by following links from url and its sitemaps, honouring robots.txt, and read as Markdown in the background.',
-    'Returns the crawl id and progress at once (or after wait_seconds); then call crawl_result with the id to wait for it and read the pages.',
-    'Reserves limit credits at the start (1 per page; 0.5 from cache); pages not read are refunded when it ends.',
-  ].join(' '),
+  description:
+    'Start reading a whole site, or a section (include_paths), in the background, following links and sitemaps, honouring robots.txt; read it with crawl_result. Reserves limit credits; unread pages are refunded.',
   input: CrawlInput,
   output: CrawlOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -508,11 +484,7 @@ const crawlTool = tool({
 
 const crawlResultTool = tool({
   name: 'crawl_result',
-  title: 'Crawl progress and pages',
-  description: [
-    'Get a crawl started with the crawl tool: waits up to wait_seconds (default 15) for it to end, then returns its pages as Markdown, paged with cursor.',
-    'While it is still running, returns the progress: call again to keep waiting. Free (results are kept 24 hours).',
-  ].join(' '),
+  description: "A crawl's progress and, once it has ended, its pages as Markdown. Waits up to wait_seconds; call again to keep waiting. Free.",
   input: CrawlResultInput,
   output: CrawlResultOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -575,9 +547,7 @@ const crawlResultTool = tool({
 
 const rankTool = tool({
   name: 'rank',
-  title: "A domain's search position",
-  description:
-    "Find where a website ranks in Google's organic results for a keyword: its best position among the top num results (default 100) and every matching result. Costs 7 credits for the top 100 (1 per 10 below that).",
+  description: "Where a domain ranks in Google's organic results for a keyword: its best position in the top num, and every match. 7 credits for 100.",
   input: RankInput,
   output: RankOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -611,12 +581,7 @@ interface BatchJob {
 
 const batchTool = tool({
   name: 'batch',
-  title: 'Queue many requests at half price',
-  description: [
-    'Queue 1 to 100 requests to one REST endpoint (search, news, images, …, webpage) to run in the background at half price; results are kept 24 hours.',
-    'Returns one job per request (or the reason a request was refused). Read results with batch_result and the job ids, typically within minutes.',
-    'Use it for many queries that are not needed right away; use search or webpage for answers now.',
-  ].join(' '),
+  description: 'Queue 1 to 100 requests to one REST endpoint at half price, for results not needed now; read them with batch_result and the job ids.',
   input: BatchInput,
   output: BatchOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -651,11 +616,7 @@ const JOB_ENDED = new Set(['done', 'failed'])
 
 const batchResultTool = tool({
   name: 'batch_result',
-  title: 'Batch job results',
-  description: [
-    'Get the status and results of batch jobs by id: done jobs come back as Markdown (search results, page text), failed ones with the reason (refunded).',
-    'Waits up to wait_seconds (default 0) for unfinished jobs. Free. Long answers are paged with cursor.',
-  ].join(' '),
+  description: 'Status and results of batch jobs: done ones as Markdown, failed ones with the reason (refunded). Waits up to wait_seconds. Free.',
   input: BatchResultInput,
   output: BatchResultOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -739,11 +700,8 @@ const monitorLine = (m: Monitor) =>
 
 const monitorCreateTool = tool({
   name: 'monitor_create',
-  title: 'Watch a search or a page',
-  description: [
-    'Create a monitor: a saved search (endpoint search or news, with q) or a watched page (endpoint webpage, with url) that runs every interval and records only what is new since the last run.',
-    'The first run is due at once and reports everything found. Each run is billed like the search or page read it makes (empty runs are free). Read runs with monitor_runs; new results can also go to webhook_url.',
-  ].join(' '),
+  description:
+    'Watch a search (search or news, with q) or a page (webpage, with url): it runs every interval, the first at once, keeping what is new. Each run is billed as its search or read; empty runs are free.',
   input: MonitorCreateInput,
   output: MonitorCreateOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -759,8 +717,7 @@ const monitorCreateTool = tool({
 
 const monitorListTool = tool({
   name: 'monitor_list',
-  title: 'List monitors',
-  description: "List the account's monitors: what each watches, how often, whether it is active, and its last run. Free.",
+  description: "The account's monitors: what each watches, how often, whether it is active, its last run. Free.",
   input: MonitorListInput,
   output: MonitorListOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -799,9 +756,7 @@ type MonitorRun = {
 
 const monitorRunsTool = tool({
   name: 'monitor_runs',
-  title: "A monitor's runs",
-  description:
-    "Get a monitor's run history, newest first, with the new results each run found (kept 24 hours; the counts stay 30 days). Free. Page back in time with before=next_before.",
+  description: "A monitor's runs, newest first, with the new results each found (kept 24 hours). Free.",
   input: MonitorRunsInput,
   output: MonitorRunsOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -859,8 +814,7 @@ const monitorRunsTool = tool({
 
 const accountTool = tool({
   name: 'account',
-  title: 'Credit balance',
-  description: "Show the account's credit balance, plan, rate limit and this month's usage for the API key in use. Free.",
+  description: "The credit balance, plan, rate limit and this month's usage of the account and API key. Free.",
   input: AccountInput,
   output: AccountOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
