@@ -1,9 +1,9 @@
 import { z } from 'zod'
 
 /**
- * The JSON Schemas tools/list carries (draft-07, as the SDK's McpServer emits), without what zod
- * adds that says nothing a client needs: every byte is read by the model at each conversation
- * start (docs/mcp.md keeps tools/list under 15 KB). Nothing removed here makes a schema stricter.
+ * The JSON Schemas tools/list carries (draft-07, as the SDK's McpServer emits), without what says
+ * little to a client: every byte is read by the model at each conversation start (docs/mcp.md
+ * keeps tools/list under 15 KB). Nothing removed here makes a schema stricter.
  */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as Record<string, unknown>
