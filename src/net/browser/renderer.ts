@@ -105,6 +105,16 @@ const NO_WEBRTC = `(() => {
   }
 })()`
 
+/** Scrolls to the bottom; resolves once a frame has been drawn and the tasks it queued (observer callbacks) ran, or after 1 s. */
+const SCROLL_AND_FRAME = `new Promise((resolve) => {
+  window.scrollTo(0, document.documentElement.scrollHeight);
+  setTimeout(resolve, 1000);
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)));
+})`
+
+/** The drawn DOM as page.content() gives it, in the page's own world: no second world to set up after each navigation. */
+const SERIALIZE = `(() => { const d = document.doctype; return (d ? new XMLSerializer().serializeToString(d) : '') + document.documentElement.outerHTML })()`
+
 const BLOCKED_TYPES = new Set(['image', 'media', 'font'])
 /** A page is drawn when no request has been in flight for this long after `load`... */
 const QUIET_MS = 100
@@ -256,6 +266,8 @@ export class Renderer {
     const left = () => Math.max(1, deadline - Date.now())
     const abort = () => void page.close().catch(() => {})
     signal?.addEventListener('abort', abort, { once: true })
+    // A page that stops answering (a script in an endless loop) is closed at its deadline.
+    const timer = setTimeout(abort, left())
     try {
       const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: left() })
       if (response && (await response.headerValue(REFUSED_HEADER)) !== null) throw new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
@@ -263,13 +275,14 @@ export class Renderer {
       await page.waitForLoadState('load', { timeout: Math.min(left(), SETTLE_MAX_MS) }).catch(() => {})
       // Requests the page starts after `load` (data fetched by its scripts) are waited for.
       await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
-      // Lazily loaded sections appear when scrolled into view.
-      await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)').catch(() => {})
-      // Observers fire a frame after the scroll and only then start their requests: wait for them.
+      // Lazily loaded sections appear when scrolled into view. Observers see the scroll in the next
+      // frame and only then start their requests: the quiet window starts after that frame.
+      await page.evaluate(SCROLL_AND_FRAME).catch(() => {})
       network.touch()
       await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
-      return { url: page.url(), status: response?.status() ?? 200, html: await page.content() }
+      return { url: page.url(), status: response?.status() ?? 200, html: String(await page.evaluate(SERIALIZE)) }
     } finally {
+      clearTimeout(timer)
       network.dispose()
       signal?.removeEventListener('abort', abort)
     }
