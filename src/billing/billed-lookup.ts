@@ -18,26 +18,6 @@ export interface LookupDeps {
   log: { warn(obj: object, msg: string): void }
 }
 
-/** What one billed lookup (search, a vertical, rank, the compatible endpoint) does and costs. */
-export interface LookupPlan<B extends LookupBody> {
-  /** Ledger label, e.g. /v1/images. */
-  endpoint: string
-  /** The normalised request; equal requests share one cache entry. */
-  request: object
-  /** Reserved before any upstream work. */
-  priceMc: number
-  /** What a body costs live; 0 means nothing was found (free, never cached, never enriched). */
-  deliveredMc(body: B): number
-  /** Accept a cached body up to this many seconds old, at half price. */
-  maxAge?: number
-  /** False for endpoints without max_age: nothing could ever read the entry, so it is not written. */
-  cacheable?: boolean
-  /** Asks the engine(s); the body's meta gets request_id, credits and latency filled in afterwards. */
-  live(): Promise<B>
-  /** Extra billed work on top of the body (include_content): reserved up front, returns what it earned. */
-  enrich?: { reserveMc: number; run(body: B, fromCache: boolean): Promise<{ body: B; usedMc: number }> }
-}
-
 /**
  * Who pays and how. `realtime`: reserve before the work, settle after (the HTTP endpoints).
  * `prepaid`: the caller has already charged for the work (a batch job at half price) and settles
@@ -73,97 +53,119 @@ export function lookupCacheKey(request: object): string {
 const recentKeys = new Map<string, string>()
 
 /**
- * Cache (only with max_age), reserve, look up, settle. Every reservation is settled: the price of
- * what was delivered, nothing on empty answers or failures. Successful non-empty bodies are cached
- * for max_age replays; the enrichment (page contents) is never part of the cached body.
+ * One lookup's paperwork, made when the request starts: the ledger label, the cache key of its
+ * normalised request (equal requests share one entry) and the clock its latency is read from.
  */
-export async function runBilledLookup<B extends LookupBody>(
+export interface LookupTicket {
+  endpoint: string
+  requestId: string
+  cacheKey: string
+  started: number
+}
+
+export function lookupTicket(endpoint: string, request: object, requestId: string): LookupTicket {
+  return { endpoint, requestId, cacheKey: lookupCacheKey(request), started: performance.now() }
+}
+
+/** An answer stored by an earlier lookup, accepted up to `max_age` seconds old at half price. */
+export interface CachedAnswer<B> {
+  body: B
+  cachedAt: string
+}
+
+/** The cached answer to this request when the caller allows one (`maxAge`) and it is young enough. */
+export async function readCachedAnswer<B>(deps: LookupDeps, ticket: LookupTicket, maxAge: number | undefined): Promise<CachedAnswer<B> | null> {
+  if (!maxAge) return null
+  const hit = await deps.cache.get<B>(ticket.cacheKey).catch((err) => {
+    deps.log.warn({ err }, 'cache read failed; looking up live')
+    return null
+  })
+  if (!hit || Date.now() - hit.storedAt > maxAge * 1000) return null
+  return { body: hit.value, cachedAt: new Date(hit.storedAt).toISOString() }
+}
+
+/** Keeps a non-empty live answer for later max_age replays; a failed write costs the caller nothing. */
+export async function cacheAnswer(deps: LookupDeps, ticket: LookupTicket, body: object): Promise<void> {
+  await deps.cache.set(ticket.cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
+}
+
+/** What an answer costs: its live price, or half of it when it came from the cache. */
+export const priceAsServed = (liveMc: number, cached: CachedAnswer<unknown> | null) => (cached ? cacheHitPriceMc(liveMc) : liveMc)
+
+/**
+ * A cached answer sold again with nothing to add: work already done, so nothing is held. Realtime
+ * billing takes it in one transaction; prepaid and free billing only report the price.
+ */
+export async function payForCached<B extends LookupBody>(
   deps: LookupDeps,
   auth: AuthContext,
-  plan: LookupPlan<B>,
-  requestId: string,
-  billing: Billing = REALTIME,
+  billing: Billing,
+  ticket: LookupTicket,
+  cached: CachedAnswer<B>,
+  liveMc: number,
 ): Promise<LookupOutcome<B>> {
-  if (billing.mode === 'prepaid') return prepaidLookup(deps, plan, requestId, billing.factor)
-  if (billing.mode === 'free') return prepaidLookup(deps, plan, requestId, 0)
-  const started = performance.now()
-  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
-  const cacheKey = lookupCacheKey(plan.request)
-  const hit = plan.maxAge ? await cachedBody<B>(deps, cacheKey, plan.maxAge) : null
-
-  if (hit && !plan.enrich) {
-    // Work already done: one transaction, nothing held.
-    const hitPrice = cacheHitPriceMc(plan.deliveredMc(hit.body))
-    const balanceMc = await charge(deps.store, payer, hitPrice, requestId, plan.endpoint)
-    const meta = {
-      ...hit.body.meta,
-      request_id: requestId,
-      credits_used: toCredits(hitPrice),
-      cached: true,
-      cached_at: hit.cachedAt,
-      latency_ms: elapsed(started),
-    }
-    return { body: { ...hit.body, meta }, usedMc: hitPrice, balanceMc, cacheHit: true, cacheKey }
-  }
-
-  const lookupMc = hit ? cacheHitPriceMc(plan.priceMc) : plan.priceMc
-  const reservation = await reserve(deps.store, payer, lookupMc + (plan.enrich?.reserveMc ?? 0), requestId, plan.endpoint)
-  let body: B
-  let usedMc: number
-  try {
-    body = hit ? hit.body : await plan.live()
-    const delivered = plan.deliveredMc(body)
-    usedMc = hit ? cacheHitPriceMc(delivered) : delivered
-    if (!hit && delivered > 0 && plan.cacheable !== false)
-      await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
-    if (plan.enrich && delivered > 0) {
-      const enriched = await plan.enrich.run(body, hit != null)
-      body = enriched.body
-      usedMc += enriched.usedMc
-    }
-  } catch (err) {
-    await settle(deps.store, reservation, 0)
-    throw err
-  }
-  const balanceMc = await settle(deps.store, reservation, usedMc)
-  // A new object: cached bodies are shared and never changed in place.
-  const meta = {
-    ...body.meta,
-    request_id: requestId,
-    credits_used: toCredits(usedMc),
-    latency_ms: elapsed(started),
-    ...(hit && { cached: true, cached_at: hit.cachedAt }),
-  }
-  return { body: { ...body, meta }, usedMc, balanceMc, cacheHit: hit != null, cacheKey }
+  const priceMc = cacheHitPriceMc(liveMc)
+  if (billing.mode !== 'realtime') return outcome(cached.body, Math.round(priceMc * factorOf(billing)), null, ticket, cached)
+  const balanceMc = await charge(deps.store, payerOf(auth), priceMc, ticket.requestId, ticket.endpoint)
+  return outcome(cached.body, priceMc, balanceMc, ticket, cached)
 }
 
 /**
- * The lookup without the realtime billing around it: cache (with max_age), engines, cache write,
- * enrichment. Prices are `factor` times the realtime price of what was delivered.
+ * Credits held for a lookup in flight. Every hold ends exactly once: `settle` keeps the price of
+ * what was delivered and returns the rest; `release` (a failure) returns everything.
  */
-async function prepaidLookup<B extends LookupBody>(deps: LookupDeps, plan: LookupPlan<B>, requestId: string, factor: number): Promise<LookupOutcome<B>> {
-  const started = performance.now()
-  const cacheKey = lookupCacheKey(plan.request)
-  const hit = plan.maxAge ? await cachedBody<B>(deps, cacheKey, plan.maxAge) : null
-  let body = hit ? hit.body : await plan.live()
-  const delivered = plan.deliveredMc(body)
-  let usedMc = hit ? cacheHitPriceMc(delivered) : delivered
-  if (!hit && delivered > 0 && plan.cacheable !== false)
-    await deps.cache.set(cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
-  if (plan.enrich && delivered > 0) {
-    const enriched = await plan.enrich.run(body, hit != null)
-    body = enriched.body
-    usedMc += enriched.usedMc
+export interface Hold {
+  settle<B extends LookupBody>(body: B, usedMc: number, cached: CachedAnswer<B> | null): Promise<LookupOutcome<B>>
+  release(): Promise<void>
+}
+
+/** Holds `amountMc` before any upstream work, as the kind of billing asks. */
+export function holdCredits(deps: LookupDeps, auth: AuthContext, billing: Billing, ticket: LookupTicket, amountMc: number): Promise<Hold> {
+  return billing.mode === 'realtime' ? holdRealtime(deps.store, auth, ticket, amountMc) : Promise.resolve(holdPaidElsewhere(ticket, factorOf(billing)))
+}
+
+/** Realtime: a reservation now (402 when the credits are not there), settled on what was delivered. */
+async function holdRealtime(store: Store, auth: AuthContext, ticket: LookupTicket, amountMc: number): Promise<Hold> {
+  const reservation = await reserve(store, payerOf(auth), amountMc, ticket.requestId, ticket.endpoint)
+  return {
+    settle: async (body, usedMc, cached) => outcome(body, usedMc, await settle(store, reservation, usedMc), ticket, cached),
+    release: async () => {
+      await settle(store, reservation, 0)
+    },
   }
-  usedMc = Math.round(usedMc * factor)
+}
+
+/**
+ * Prepaid (a batch job, charged when queued) and free (the keyless playground): nothing is held;
+ * the outcome reports `factor` times the realtime price, which the caller settles itself.
+ */
+function holdPaidElsewhere(ticket: LookupTicket, factor: number): Hold {
+  return {
+    settle: async (body, usedMc, cached) => outcome(body, Math.round(usedMc * factor), null, ticket, cached),
+    release: async () => {},
+  }
+}
+
+const factorOf = (billing: Billing) => (billing.mode === 'prepaid' ? billing.factor : billing.mode === 'free' ? 0 : 1)
+
+const payerOf = (auth: AuthContext) => ({ accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc })
+
+/** The reply's meta made final. A new object: cached bodies are shared and never changed in place. */
+function outcome<B extends LookupBody>(
+  body: B,
+  usedMc: number,
+  balanceMc: number | null,
+  ticket: LookupTicket,
+  cached: CachedAnswer<B> | null,
+): LookupOutcome<B> {
   const meta = {
     ...body.meta,
-    request_id: requestId,
+    request_id: ticket.requestId,
     credits_used: toCredits(usedMc),
-    latency_ms: elapsed(started),
-    ...(hit && { cached: true, cached_at: hit.cachedAt }),
+    latency_ms: elapsed(ticket.started),
+    ...(cached && { cached: true, cached_at: cached.cachedAt }),
   }
-  return { body: { ...body, meta }, usedMc, balanceMc: null, cacheHit: hit != null, cacheKey }
+  return { body: { ...body, meta }, usedMc, balanceMc, cacheHit: cached != null, cacheKey: ticket.cacheKey }
 }
 
 export const elapsed = (started: number) => Math.round(performance.now() - started)
@@ -193,13 +195,4 @@ const REDIRECT_LINK =
 function isRedirectLink(result: unknown): boolean {
   const link = (result as { link?: unknown } | null)?.link
   return typeof link === 'string' && REDIRECT_LINK.test(link)
-}
-
-async function cachedBody<B>(deps: LookupDeps, cacheKey: string, maxAge: number) {
-  const hit = await deps.cache.get<B>(cacheKey).catch((err) => {
-    deps.log.warn({ err }, 'cache read failed; looking up live')
-    return null
-  })
-  if (!hit || Date.now() - hit.storedAt > maxAge * 1000) return null
-  return { body: hit.value, cachedAt: new Date(hit.storedAt).toISOString() }
 }

@@ -1,4 +1,4 @@
-import { elapsed, type LookupDeps, type LookupOutcome, runBilledLookup } from '../../billing/billed-lookup.ts'
+import { elapsed, holdCredits, type LookupDeps, type LookupOutcome, lookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
 import { toMc } from '../../billing/money.ts'
 import { PRICES } from '../../billing/prices.ts'
 import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
@@ -79,26 +79,20 @@ export function normaliseCse(p: CseParams, auth: AuthContext): CseRequest {
   return req
 }
 
-/** 1 credit per page of up to 10 results, free when nothing came back. */
-export function runCse(deps: CseDeps, auth: AuthContext, req: CseRequest, requestId: string): Promise<LookupOutcome<CseBody>> {
-  const started = performance.now()
-  return runBilledLookup<CseBody>(
-    deps,
-    auth,
-    {
-      endpoint: '/customsearch/v1',
-      request: req,
-      priceMc: toMc(PRICES.page),
-      deliveredMc: (body) => (body.items?.length ? toMc(PRICES.page) : 0),
-      cacheable: false, // Custom Search has no max_age
-      live: async () => {
-        const found = req.searchType === 'image' ? await imageItems(deps, req) : await webItems(deps, req)
-        const body = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - started) / 1000)
-        return { ...body, meta: { request_id: requestId, engine: found.engine, route: found.route, latency_ms: elapsed(started) } }
-      },
-    },
-    requestId,
-  )
+/** 1 credit per page of up to 10 results, free when nothing came back. Custom Search has no max_age: nothing is cached. */
+export async function runCse(deps: CseDeps, auth: AuthContext, req: CseRequest, requestId: string): Promise<LookupOutcome<CseBody>> {
+  const ticket = lookupTicket('/customsearch/v1', req, requestId)
+  const hold = await holdCredits(deps, auth, REALTIME, ticket, toMc(PRICES.page))
+  let body: CseBody
+  try {
+    const found = req.searchType === 'image' ? await imageItems(deps, req) : await webItems(deps, req)
+    const page = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - ticket.started) / 1000)
+    body = { ...page, meta: { request_id: requestId, engine: found.engine, route: found.route, latency_ms: elapsed(ticket.started) } }
+  } catch (err) {
+    await hold.release()
+    throw err
+  }
+  return hold.settle(body, body.items?.length ? toMc(PRICES.page) : 0, null)
 }
 
 async function webItems(deps: CseDeps, req: CseRequest) {

@@ -1,4 +1,14 @@
-import { type LookupDeps, type LookupOutcome, liveMeta, runBilledLookup } from '../../billing/billed-lookup.ts'
+import {
+  cacheAnswer,
+  holdCredits,
+  type LookupDeps,
+  type LookupOutcome,
+  liveMeta,
+  lookupTicket,
+  payForCached,
+  REALTIME,
+  readCachedAnswer,
+} from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
 import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
@@ -64,41 +74,50 @@ export function rankIn(results: readonly OrganicResult[], domain: string) {
 }
 
 /** POST /v1/rank: one web search of depth `num`, priced like that search (7 for the top 100). */
-export function runRank(deps: RankDeps, auth: AuthContext, req: RankRequest, opts: { maxAge?: number }, requestId: string): Promise<LookupOutcome<RankBody>> {
-  const started = performance.now()
-  return runBilledLookup<RankBody>(
-    deps,
-    auth,
-    {
-      endpoint: '/v1/rank',
-      request: req,
-      priceMc: searchPriceMc(req.num),
-      // Billed for the organic results inspected, as a search of that depth would be.
-      deliveredMc: (body) => deliveredSearchPriceMc(req.num, body.checked),
-      maxAge: opts.maxAge,
-      async live() {
-        const search: SearchRequest = {
-          endpoint: 'search',
-          engine: req.engine,
-          q: req.q,
-          country: req.country,
-          language: req.language,
-          num: req.num,
-          page: 1,
-          safe: 'off',
-          device: req.device,
-          ...(req.location && { location: req.location }),
-        }
-        const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
-        const results = answer.page.results.slice(0, req.num)
-        return {
-          request: req,
-          domain: req.domain,
-          ...rankIn(results, req.domain),
-          meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
-        }
-      },
-    },
-    requestId,
-  )
+export async function runRank(
+  deps: RankDeps,
+  auth: AuthContext,
+  req: RankRequest,
+  opts: { maxAge?: number },
+  requestId: string,
+): Promise<LookupOutcome<RankBody>> {
+  const ticket = lookupTicket('/v1/rank', req, requestId)
+  // Billed for the organic results inspected, as a search of that depth would be.
+  const deliveredMc = (body: RankBody) => deliveredSearchPriceMc(req.num, body.checked)
+
+  const cached = await readCachedAnswer<RankBody>(deps, ticket, opts.maxAge)
+  if (cached) return payForCached(deps, auth, REALTIME, ticket, cached, deliveredMc(cached.body))
+  const hold = await holdCredits(deps, auth, REALTIME, ticket, searchPriceMc(req.num))
+  let body: RankBody
+  try {
+    body = await askRank(deps, req, ticket.requestId, ticket.started)
+    if (deliveredMc(body) > 0) await cacheAnswer(deps, ticket, body)
+  } catch (err) {
+    await hold.release()
+    throw err
+  }
+  return hold.settle(body, deliveredMc(body), null)
+}
+
+async function askRank(deps: RankDeps, req: RankRequest, requestId: string, started: number): Promise<RankBody> {
+  const search: SearchRequest = {
+    endpoint: 'search',
+    engine: req.engine,
+    q: req.q,
+    country: req.country,
+    language: req.language,
+    num: req.num,
+    page: 1,
+    safe: 'off',
+    device: req.device,
+    ...(req.location && { location: req.location }),
+  }
+  const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
+  const results = answer.page.results.slice(0, req.num)
+  return {
+    request: req,
+    domain: req.domain,
+    ...rankIn(results, req.domain),
+    meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
+  }
 }

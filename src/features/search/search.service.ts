@@ -1,4 +1,16 @@
-import { type Billing, type LookupOutcome, type LookupPlan, liveMeta, REALTIME, runBilledLookup } from '../../billing/billed-lookup.ts'
+import {
+  type Billing,
+  cacheAnswer,
+  holdCredits,
+  type LookupBody,
+  type LookupOutcome,
+  liveMeta,
+  lookupTicket,
+  payForCached,
+  priceAsServed,
+  REALTIME,
+  readCachedAnswer,
+} from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
 import { askConsensus, askEngines, type EngineNeed, planEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
 import { mergeByUrl } from '../../engines/consensus.merge.ts'
@@ -22,14 +34,24 @@ export interface SearchOptions {
   /** Read the top N results' pages too (+1 credit each). */
   includeContent?: number
   /** Another feature's billed work on the search answer (POST /v1/context), instead of include_content. */
-  enrich?: LookupPlan<SearchResponseBody>['enrich']
+  enrich?: Enrichment
   /** Ledger label; default /v1/search. */
   endpoint?: string
 }
 
 export type SearchOutcome = LookupOutcome<SearchResponseBody>
 
-export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results'> {
+/**
+ * Billed work on top of a non-empty search answer (the result pages of include_content, or what
+ * POST /v1/context reads): held with the search, it returns the body with its additions and what
+ * they earned. Page contents are never part of the cached search body.
+ */
+export interface Enrichment {
+  reserveMc: number
+  run(body: SearchResponseBody, fromCache: boolean): Promise<{ body: SearchResponseBody; usedMc: number }>
+}
+
+export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results'>, LookupBody {
   request: SearchRequest
   meta: Record<string, unknown>
 }
@@ -62,11 +84,11 @@ export function normaliseSearch(p: SearchParams, auth: AuthContext): SearchReque
 }
 
 /**
- * /v1/search: cache (only with max_age), reserve, ask the engine(s), read result pages when asked,
+ * /v1/search: cache (only with max_age), hold, ask the engine(s), read result pages when asked,
  * settle: the price of the depth delivered, nothing on empty pages or failures, and one credit per
  * result page actually read.
  */
-export function runSearch(
+export async function runSearch(
   deps: SearchDeps,
   auth: AuthContext,
   req: SearchRequest,
@@ -75,43 +97,57 @@ export function runSearch(
   /** Batch jobs pass prepaid: charged when queued, settled by the job. */
   billing: Billing = REALTIME,
 ): Promise<SearchOutcome> {
-  const started = performance.now()
+  const ticket = lookupTicket(opts.endpoint ?? '/v1/search', req, requestId)
   const need: EngineNeed = { vertical: 'search', params: sentParams(req) }
   // A choice that cannot serve the request is a 400 before anything is reserved.
   const planned = planEngines(deps.engines, req.engine, need)
   const consensus = req.engine === 'consensus'
-  const contentCount = Math.min(opts.includeContent ?? 0, req.num)
-  return runBilledLookup<SearchResponseBody>(
-    deps,
-    auth,
-    {
-      endpoint: opts.endpoint ?? '/v1/search',
-      request: req,
-      // consensus bills one page per provider that returned results, so one is held per provider asked.
-      priceMc: searchPriceMc(req.num) * (consensus ? planned.length : 1),
-      deliveredMc: (body) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length)),
-      maxAge: opts.maxAge,
-      live: () => (consensus ? liveConsensus(deps, req, need, requestId, started) : liveSearch(deps, req, need, requestId, started)),
-      enrich:
-        opts.enrich ??
-        (contentCount > 0
-          ? {
-              reserveMc: contentCount * pagePriceMc(false),
-              async run(body) {
-                // Page contents are never part of the cached search body: each page has its own cache entry.
-                const copy = structuredClone(body)
-                const usedMc = await attachContent(deps, copy.results as OrganicResult[], contentCount, opts.maxAge)
-                return { body: copy, usedMc }
-              },
-            }
-          : undefined),
-    },
-    requestId,
-    billing,
-  )
+  const enrich = opts.enrich ?? includeContent(deps, req, opts)
+  // consensus bills one page per provider that returned results, so one is held per provider asked.
+  const priceMc = searchPriceMc(req.num) * (consensus ? planned.length : 1)
+  const deliveredMc = (body: SearchResponseBody) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length))
+
+  const cached = await readCachedAnswer<SearchResponseBody>(deps, ticket, opts.maxAge)
+  if (cached && !enrich) return payForCached(deps, auth, billing, ticket, cached, deliveredMc(cached.body))
+  const hold = await holdCredits(deps, auth, billing, ticket, priceAsServed(priceMc, cached) + (enrich?.reserveMc ?? 0))
+  let body: SearchResponseBody
+  let usedMc: number
+  try {
+    body =
+      cached?.body ??
+      (consensus
+        ? await askConsensusSearch(deps, req, need, ticket.requestId, ticket.started)
+        : await askSearch(deps, req, need, ticket.requestId, ticket.started))
+    const liveMc = deliveredMc(body)
+    if (!cached && liveMc > 0) await cacheAnswer(deps, ticket, body)
+    usedMc = priceAsServed(liveMc, cached)
+    if (enrich && liveMc > 0) {
+      const enriched = await enrich.run(body, cached != null)
+      body = enriched.body
+      usedMc += enriched.usedMc
+    }
+  } catch (err) {
+    await hold.release()
+    throw err
+  }
+  return hold.settle(body, usedMc, cached)
 }
 
-async function liveSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
+/** include_content: the top N results' pages read as Markdown, one credit each (half from the page cache). */
+function includeContent(deps: SearchDeps, req: SearchRequest, opts: SearchOptions): Enrichment | undefined {
+  const count = Math.min(opts.includeContent ?? 0, req.num)
+  if (count <= 0) return undefined
+  return {
+    reserveMc: count * pagePriceMc(false),
+    async run(body) {
+      const copy = structuredClone(body)
+      const usedMc = await attachContent(deps, copy.results as OrganicResult[], count, opts.maxAge)
+      return { body: copy, usedMc }
+    },
+  }
+}
+
+async function askSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
   const answer = await askEngines(deps.engines, req.engine, need, (engine) => engine.search(req))
   // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
   const results = answer.page.results.slice(0, req.num)
@@ -130,7 +166,7 @@ async function liveSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed
  * from the first provider in table order that has them. `meta.engine` names every provider that
  * answered, `meta.providers` each one's result count (what is billed).
  */
-async function liveConsensus(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
+async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
   const { answers, attempts } = await askConsensus(deps.engines, need, (engine, signal) => engine.search(req, signal))
   const results = mergeByUrl(answers.map((a) => ({ engine: a.engine, results: a.page.results.slice(0, req.num) }))).slice(0, req.num)
   const sections: Partial<SearchResponseBody> = {}

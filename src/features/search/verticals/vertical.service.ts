@@ -1,4 +1,16 @@
-import { type Billing, type LookupDeps, type LookupOutcome, liveMeta, REALTIME, runBilledLookup } from '../../../billing/billed-lookup.ts'
+import {
+  type Billing,
+  cacheAnswer,
+  holdCredits,
+  type LookupDeps,
+  type LookupOutcome,
+  liveMeta,
+  lookupTicket,
+  payForCached,
+  priceAsServed,
+  REALTIME,
+  readCachedAnswer,
+} from '../../../billing/billed-lookup.ts'
 import { askEngines, type EngineNeed, planEngines, sentParams } from '../../../engines/choice.ts'
 import type { VerticalRequest } from '../../../engines/engine.types.ts'
 import type { Engines } from '../../../engines/registry.ts'
@@ -16,8 +28,8 @@ export interface VerticalResponseBody {
   [extra: string]: unknown
 }
 
-/** One call of a vertical: cache with max_age, reserve, ask the engine, settle on what came back. */
-export function runVertical(
+/** One call of a vertical: cache with max_age, hold, ask the engine, settle on what came back. */
+export async function runVertical(
   deps: VerticalDeps,
   auth: AuthContext,
   spec: VerticalSpec,
@@ -27,27 +39,29 @@ export function runVertical(
   /** Batch jobs pass prepaid: charged when queued, settled by the job. */
   billing: Billing = REALTIME,
 ): Promise<LookupOutcome<VerticalResponseBody>> {
-  const started = performance.now()
+  const ticket = lookupTicket(`/v1/${spec.name}`, req, requestId)
   // A choice that cannot serve the request is a 400 before anything is reserved.
   for (const name of planEngines(deps.engines, req.engine ?? deps.engines.primary, verticalNeed(req))) deps.engines.get(name)?.validateVertical?.(req)
-  return runBilledLookup<VerticalResponseBody>(
-    deps,
-    auth,
-    {
-      endpoint: `/v1/${spec.name}`,
-      request: req,
-      priceMc: spec.priceMc(req),
-      deliveredMc: (body) => spec.deliveredMc(req, body.results.length),
-      maxAge: opts.maxAge,
-      cacheable: 'max_age' in spec.schema.shape,
-      live: () => liveVertical(deps, req, requestId, started),
-    },
-    requestId,
-    billing,
-  )
+  // Verticals without max_age could never read an entry back, so none is written.
+  const cacheable = 'max_age' in spec.schema.shape
+
+  const cached = await readCachedAnswer<VerticalResponseBody>(deps, ticket, opts.maxAge)
+  if (cached) return payForCached(deps, auth, billing, ticket, cached, spec.deliveredMc(req, cached.body.results.length))
+  const hold = await holdCredits(deps, auth, billing, ticket, spec.priceMc(req))
+  let body: VerticalResponseBody
+  let usedMc: number
+  try {
+    body = await askVertical(deps, req, ticket.requestId, ticket.started)
+    usedMc = spec.deliveredMc(req, body.results.length)
+    if (usedMc > 0 && cacheable) await cacheAnswer(deps, ticket, body)
+  } catch (err) {
+    await hold.release()
+    throw err
+  }
+  return hold.settle(body, usedMc, null)
 }
 
-async function liveVertical(deps: VerticalDeps, req: VerticalRequest, requestId: string, started: number): Promise<VerticalResponseBody> {
+async function askVertical(deps: VerticalDeps, req: VerticalRequest, requestId: string, started: number): Promise<VerticalResponseBody> {
   const answer = await askEngines(deps.engines, req.engine ?? deps.engines.primary, verticalNeed(req), (engine) => engine.vertical?.(req))
   // Engines may print more than asked; the caller paid for `num`.
   const results = req.num ? answer.page.results.slice(0, req.num) : answer.page.results
