@@ -1,9 +1,9 @@
 import { ApiError } from '../errors.ts'
 import type { AuthContext } from '../http/auth.ts'
-import { ENGINE_NAMES, type EngineAnswer, type EngineName, type EngineParam, type EngineVerticalName, type SearchEngine } from './engine.ts'
+import type { EngineAnswer, EngineName, EngineParam, EngineVerticalName, SearchEngine } from './engine.ts'
 import type { ParseQuality } from './engine.types.ts'
 import type { HealthOutcome } from './health.ts'
-import type { Engines } from './registry.ts'
+import { ENGINE_NAMES, type Engines, PRIMARY_ENGINE } from './registry.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
 import { attemptsOf, UpstreamError, type UpstreamErrorCode, upstreamErrorFor } from './upstream/upstream-error.ts'
 
@@ -13,7 +13,7 @@ import { attemptsOf, UpstreamError, type UpstreamErrorCode, upstreamErrorFor } f
  * given, duplicates dropped). No `engine` means the primary, or `auto` for a key with fallback on.
  */
 export function resolveEngineName(engine: string | string[] | undefined, auth: AuthContext, opts: { consensus?: boolean } = {}): string {
-  if (engine === undefined) return auth.allowFallback ? 'auto' : ENGINE_NAMES[0]
+  if (engine === undefined) return auth.allowFallback ? 'auto' : PRIMARY_ENGINE
   const names = [...new Set((Array.isArray(engine) ? engine : engine.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean))]
   const valid = [...ENGINE_NAMES, 'auto', ...(opts.consensus ? ['consensus'] : [])]
   // " " or "," names no engine; read as the default it would search (and bill) what was not asked for.

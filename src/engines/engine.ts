@@ -1,12 +1,9 @@
 import type { ParsedSearchPage, SearchRequest, VerticalEndpoint, VerticalPage, VerticalRequest } from './engine.types.ts'
+import type { EngineName } from './registry.ts'
 import type { BlockDetector, RouteAttempt } from './upstream/upstream.types.ts'
 
-/**
- * Every provider Trawl can ask (docs/engines.md): the primary first. searxng and serper are the
- * operator's own services: they exist only when configured (registry.ts).
- */
-export const ENGINE_NAMES = ['google', 'bing', 'duckduckgo', 'brave', 'mojeek', 'startpage', 'wikipedia', 'searxng', 'serper'] as const
-export type EngineName = (typeof ENGINE_NAMES)[number]
+/** A provider's name: a key of the capability table (registry.ts), the one place names are listed. */
+export type { EngineName }
 
 /** What a provider can be asked for: web search or one of the other verticals. */
 export type EngineVerticalName = 'search' | VerticalEndpoint

@@ -2,7 +2,8 @@ import type { Config } from '../config.ts'
 import { bingProvider } from './bing/bing.provider.ts'
 import { braveProvider } from './brave/brave.provider.ts'
 import { duckduckgoProvider } from './duckduckgo/duckduckgo.provider.ts'
-import type { EngineName, EngineVerticalName, Provider, SearchEngine } from './engine.ts'
+import type { EngineVerticalName, Provider, SearchEngine } from './engine.ts'
+import { builtInNamesOf, engineNamesOf, type NamedRow, type NamesStyle, namesText, primaryOf } from './engine-names.ts'
 import { googleProvider } from './google/google.provider.ts'
 import { EngineHealth, type HealthShare, routeLayout } from './health.ts'
 import { mojeekProvider } from './mojeek/mojeek.provider.ts'
@@ -12,19 +13,6 @@ import { serperProvider } from './serper/serper.provider.ts'
 import { startpageProvider } from './startpage/startpage.provider.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
 import { wikipediaProvider } from './wikipedia/wikipedia.provider.ts'
-
-/**
- * The capability table: every provider Trawl knows, in `auto`'s fallback order (the primary
- * first), and whether `auto` and `consensus` may pick it. A provider's verticals and parameters
- * are its own `capabilities`. A new engine is a folder under engines/ and a row here.
- */
-interface ProviderRow {
-  provider: Provider
-  /** Tried by `auto` (after the ones above it). */
-  auto: boolean
-  /** Asked by `consensus`: an independent web index (not a proxy of another row's results). */
-  consensus: boolean
-}
 
 export interface EngineOptions {
   reviewsTokenSecret: string
@@ -39,23 +27,71 @@ export interface EngineOptions {
   share?: HealthShare
 }
 
-function providerRows(opts: EngineOptions, upstream: UpstreamClient): ProviderRow[] {
-  return [
-    { provider: googleProvider({ ...opts, browserRefusal: (url) => upstream.browserRefusal(url) }), auto: true, consensus: true },
-    // The operator's own services, listed only when configured, right after the primary: they were
-    // set up to answer when it cannot (free instance first, paid key next), and each aggregates or
-    // resells other engines' results, so neither is an independent index for consensus.
-    ...(opts.searxngUrl ? [{ provider: searxngProvider(opts.searxngUrl), auto: true, consensus: false }] : []),
-    ...(opts.serperApiKey ? [{ provider: serperProvider(opts.serperApiKey), auto: true, consensus: false }] : []),
-    { provider: bingProvider, auto: true, consensus: true },
-    { provider: duckduckgoProvider, auto: true, consensus: true },
-    { provider: braveProvider(opts.braveApiKey ?? undefined), auto: true, consensus: true },
-    { provider: mojeekProvider, auto: true, consensus: true },
-    // Startpage serves Google's results: a fallback when Google blocks us, not a second opinion.
-    { provider: startpageProvider, auto: true, consensus: false },
-    // One site's articles: asked by name only; as a fallback for web search it would mislead.
-    { provider: wikipediaProvider, auto: false, consensus: false },
-  ]
+export interface ProviderRow extends NamedRow {
+  /** The row's provider in this deployment; null for the operator's own service when it is not configured. */
+  provider: (opts: EngineOptions, upstream: UpstreamClient) => Provider | null
+  /** Tried by `auto` (after the ones above it). */
+  auto: boolean
+  /** Asked by `consensus`: an independent web index (not a proxy of another row's results). */
+  consensus: boolean
+}
+
+/**
+ * The capability table: every provider Trawl knows, by name, in `auto`'s fallback order (the
+ * primary first), and whether `auto` and `consensus` may pick it. A provider's verticals and
+ * parameters are its own `capabilities`. A new engine is a folder under engines/ and a row here;
+ * nothing else names it: the names accepted, the longest engine list and the names parameter
+ * descriptions give are derived below (docs/engines.md).
+ */
+export const CAPABILITY_TABLE = {
+  google: {
+    provider: (opts, upstream) => googleProvider({ ...opts, browserRefusal: (url) => upstream.browserRefusal(url) }),
+    auto: true,
+    consensus: true,
+  },
+  // The operator's own services, providers only when configured, right after the primary: they were
+  // set up to answer when it cannot (free instance first, paid key next), and each aggregates or
+  // resells other engines' results, so neither is an independent index for consensus.
+  // (Their return types are written out: inferred, they would wait on EngineName, this table's keys.)
+  searxng: {
+    provider: (opts): Provider | null => (opts.searxngUrl ? searxngProvider(opts.searxngUrl) : null),
+    auto: true,
+    consensus: false,
+    configuredOnly: true,
+  },
+  serper: {
+    provider: (opts): Provider | null => (opts.serperApiKey ? serperProvider(opts.serperApiKey) : null),
+    auto: true,
+    consensus: false,
+    configuredOnly: true,
+  },
+  bing: { provider: () => bingProvider, auto: true, consensus: true },
+  duckduckgo: { provider: () => duckduckgoProvider, auto: true, consensus: true },
+  brave: { provider: (opts) => braveProvider(opts.braveApiKey ?? undefined), auto: true, consensus: true },
+  mojeek: { provider: () => mojeekProvider, auto: true, consensus: true },
+  // Startpage serves Google's results: a fallback when Google blocks us, not a second opinion.
+  startpage: { provider: () => startpageProvider, auto: true, consensus: false },
+  // One site's articles: asked by name only; as a fallback for web search it would mislead.
+  wikipedia: { provider: () => wikipediaProvider, auto: false, consensus: false },
+} satisfies Record<string, ProviderRow>
+
+export type EngineName = keyof typeof CAPABILITY_TABLE
+
+/** Every provider name, accepted by `engine` on any server (the operator's own services last). */
+export const ENGINE_NAMES = engineNamesOf(CAPABILITY_TABLE)
+
+/** The first row: what a request without `engine` asks (unless its key has fallback on). */
+export const PRIMARY_ENGINE = primaryOf(CAPABILITY_TABLE)
+
+/** The providers every server has, the primary first: the ones parameter descriptions list. */
+export const BUILT_IN_ENGINES = builtInNamesOf(CAPABILITY_TABLE)
+
+/** The most providers an `engine` array may hold: each built-in provider once. */
+export const MAX_ENGINE_LIST = BUILT_IN_ENGINES.length
+
+/** The built-in providers as a parameter's description names them: "google (default), bing, … or wikipedia". */
+export function describeEngines(style?: NamesStyle): string {
+  return namesText(BUILT_IN_ENGINES, style)
 }
 
 /** The bound engines, their order and their health; what search, verticals, rank and customsearch ask. */
@@ -73,7 +109,7 @@ export class Engines {
   }
 
   get primary(): EngineName {
-    return this.rows[0]?.engine.name ?? 'google'
+    return this.rows[0]?.engine.name ?? PRIMARY_ENGINE
   }
 
   get(name: string): SearchEngine | undefined {
@@ -136,6 +172,10 @@ export function engineOptionsOf(config: Pick<Config, 'braveApiKey' | 'searxngUrl
 
 export function createEngines(upstream: UpstreamClient, opts: EngineOptions): Engines {
   const health = new EngineHealth({ cooldownMs: opts.cooldownMs, share: opts.share })
-  const rows = providerRows(opts, upstream).map((row) => ({ engine: bindProvider(upstream, row.provider, health), auto: row.auto, consensus: row.consensus }))
+  const rows: ConstructorParameters<typeof Engines>[0] = []
+  for (const r of Object.values(CAPABILITY_TABLE)) {
+    const provider = r.provider(opts, upstream)
+    if (provider) rows.push({ engine: bindProvider(upstream, provider, health), auto: r.auto, consensus: r.consensus })
+  }
   return new Engines(rows, health, opts.consensusDeadlineMs)
 }

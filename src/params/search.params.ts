@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_ENGINE_LIST } from '../engines/registry.ts'
 
 /**
  * Parameter schemas shared by every search vertical (the OpenAPI document lists each endpoint's). Each vertical's schema
@@ -154,6 +155,6 @@ export const domainList = (name: string) =>
     .min(1, `${name} must not be empty`)
     .max(20, `${name} may list at most 20 entries`)
 
-export const engine = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(7)], {
+export const engine = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(MAX_ENGINE_LIST)], {
   error: 'engine must be a provider name, auto, or a list of provider names',
 })

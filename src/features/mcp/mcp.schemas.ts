@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { describeEngines } from '../../engines/registry.ts'
 import { BATCH_ENDPOINTS } from '../batches/batches.endpoints.ts'
 import { MAX_MAX_TOKENS, MIN_MAX_TOKENS } from './mcp.pages.ts'
 
@@ -51,7 +52,7 @@ export const SearchInput = z.strictObject({
     .max(200)
     .optional()
     .describe(
-      'Provider: google (default), bing, duckduckgo, brave, mojeek, startpage or wikipedia; several comma-separated, tried in order; auto (falls back when one is blocked); consensus (web: several merged). web, news, images and videos only.',
+      `Provider: ${describeEngines()}; several comma-separated, tried in order; auto (falls back when one is blocked); consensus (web: several merged). web, news, images and videos only.`,
     ),
   country,
   language,

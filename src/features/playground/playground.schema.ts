@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { describeEngines } from '../../engines/registry.ts'
 import * as p from '../../params/search.params.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { explainParamElsewhere } from '../search/verticals/param-homes.ts'
@@ -37,7 +38,7 @@ export const PlaygroundParams = z.strictObject({
     .refine((e) => !e.includes(','), `engine: the playground asks one provider or auto; lists are available ${KEYED}`)
     .refine((e) => e.trim().toLowerCase() !== 'consensus', `engine: consensus is available ${KEYED}`)
     .optional()
-    .describe('one provider (google by default, bing, duckduckgo, brave, mojeek, startpage, wikipedia) or auto'),
+    .describe(`one provider (${describeEngines({ primary: 'by default', last: ',' })}) or auto`),
 })
 
 export type PlaygroundParams = z.infer<typeof PlaygroundParams>

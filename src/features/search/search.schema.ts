@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { describeEngines } from '../../engines/registry.ts'
 import * as p from '../../params/search.params.ts'
 
 /** POST body and GET query of /v1/search: the parameters that apply to web search. */
@@ -31,7 +32,7 @@ export const SearchParams = z
     engine: p.engine
       .optional()
       .describe(
-        'google (default), bing, duckduckgo, brave, mojeek, startpage or wikipedia; a comma-separated list or array of them (tried in that order); auto (fall back across providers when one is blocked, slow or unreadable); or consensus (several providers in parallel, merged by URL)',
+        `${describeEngines()}; a comma-separated list or array of them (tried in that order); auto (fall back across providers when one is blocked, slow or unreadable); or consensus (several providers in parallel, merged by URL)`,
       ),
     include_domains: p.domainList('include_domains').optional().describe('up to 20 domains, path prefixes or TLDs (.gov) to keep'),
     exclude_domains: p.domainList('exclude_domains').optional().describe('up to 20 domains, path prefixes or TLDs to drop'),

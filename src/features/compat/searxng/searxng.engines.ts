@@ -1,5 +1,5 @@
-import { ENGINE_NAMES, type EngineName, type EngineParam, type EngineVerticalName } from '../../../engines/engine.ts'
-import type { Engines } from '../../../engines/registry.ts'
+import type { EngineName, EngineParam, EngineVerticalName } from '../../../engines/engine.ts'
+import { ENGINE_NAMES, type Engines } from '../../../engines/registry.ts'
 import type { RouteAttempt } from '../../../engines/upstream/upstream.types.ts'
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Billing, REALTIME } from '../../../billing/billed-lookup.ts'
+import { describeEngines } from '../../../engines/registry.ts'
 import { ApiError } from '../../../errors.ts'
 import { type AuthContext, keyFromRequest } from '../../../http/auth.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
@@ -123,7 +124,7 @@ export function searxngRoutes(app: FastifyInstance, deps: AppDeps, opts: Searxng
 
       const config = keyless ? { billed: true } : { auth: 'key' as const, billed: true, keyFrom: { bodyField: 'api_key' } }
       const description = [
-        "SearXNG's search API (format=json) over Trawl's engines: categories general (web search), news, images and videos; engines named by their SearXNG names (google, bing, duckduckgo, brave, mojeek, startpage, wikipedia), others listed in unresponsive_engines. Billed as /v1/search or the vertical (1 credit per page, free when empty or when every provider failed).",
+        `SearXNG's search API (format=json) over Trawl's engines: categories general (web search), news, images and videos; engines named by their SearXNG names (${describeEngines({ primary: null, last: ',' })}), others listed in unresponsive_engines. Billed as /v1/search or the vertical (1 credit per page, free when empty or when every provider failed).`,
         'POST takes a form or JSON body and reads the query string too. The same answers at <base>/compat/searxng itself.',
         keyless
           ? 'This server answers without a key too (TRAWL_SEARXNG_KEYLESS): not billed, limited per client address; a key, when sent, is billed as usual.'

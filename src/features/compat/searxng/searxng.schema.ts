@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { describeEngines } from '../../../engines/registry.ts'
 
 /**
  * SearXNG's search parameters (docs.searxng.org "Search API"), documented for GET query strings and
@@ -17,7 +18,7 @@ export const SearxngParams = z
       .string()
       .optional()
       .describe(
-        'comma-separated SearXNG engine names: google, bing, duckduckgo, brave, mojeek, startpage, wikipedia and their news/images/videos variants are Trawl providers, tried in the order given; others are ignored and listed in unresponsive_engines',
+        `comma-separated SearXNG engine names: ${describeEngines({ primary: null, last: ',' })} and their news/images/videos variants are Trawl providers, tried in the order given; others are ignored and listed in unresponsive_engines`,
       ),
     language: z.string().optional().describe('all, auto, or a code such as en or de-DE (the region also sets the country)'),
     pageno: z.string().optional().describe('page, 1 to 10 (default 1); later pages answer no results'),
