@@ -58,7 +58,7 @@ async function waitForServer(base: string, child: ChildProcess, output: () => st
 }
 
 /** The node flags `npm start` gives the server (package.json), so that the benches run it the same way. */
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+export const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
   .split(' ')
   .filter((arg) => arg.startsWith('--'))
 
