@@ -1,19 +1,56 @@
 #!/usr/bin/env node
 // The `trawl` command. A fresh clone needs no build step: at each start the TypeScript sources are
-// bundled by esbuild (about 0.1 s, cached by content) and the bundle runs. Compiling every module
+// bundled by esbuild (about 0.1 s, cached by content) and the bundle runs; a start whose sources are
+// those of the last build runs that build without starting esbuild. Compiling every module
 // on the fly instead (tsx) costs a loader thread, slower starts and about 100 MB more memory, in
 // the server and in each reader thread. If the bundle cannot be built or written (a read-only
 // install, say), or TRAWL_BUNDLE=false, the sources run through tsx as they do in the tests.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
 const root = new URL('../', import.meta.url)
 const CACHE = new URL('node_modules/.cache/trawl/', root)
+/** The last build: its files, the source files it was built from, and their key (inputsKey). */
+const MANIFEST = new URL('last-build.json', CACHE)
 const KEEP_BUILDS = 4
+/** How esbuild's metafile names the reader thread's entry, given as stdin below. */
+const STDIN_ENTRY = 'src/reader/reader-thread.cjs'
+
+/**
+ * What a build depends on: this file (the build options), esbuild's version, the TypeScript and
+ * package settings, and the content of every source file the build read (esbuild's metafile).
+ * A file added and imported changes the importing file, so the list of the last build suffices.
+ */
+function inputsKey(inputs) {
+  // The root too: the bundle holds its absolute path (src/paths.ts's URL).
+  const hash = createHash('sha256').update(`${root.href}\0`)
+  const esbuildPackage = createRequire(import.meta.url).resolve('esbuild/package.json')
+  for (const file of [import.meta.url, esbuildPackage, 'tsconfig.json', 'package.json', ...inputs]) {
+    hash.update(`${file}\0`)
+    hash.update(readFileSync(file === esbuildPackage ? file : new URL(file, root)))
+    hash.update('\0')
+  }
+  return hash.digest('hex')
+}
+
+/** The last build when its sources are unchanged: no esbuild process (about 60 MB) is started. */
+function cachedBundle() {
+  try {
+    const last = JSON.parse(readFileSync(MANIFEST, 'utf8'))
+    const server = new URL(last.server, CACHE)
+    const readerWorker = new URL(last.readerWorker, CACHE)
+    if (existsSync(server) && existsSync(readerWorker) && last.key === inputsKey(last.inputs)) return { server, readerWorker }
+  } catch {
+    // No manifest yet, or a source file of the last build is gone: build.
+  }
+  return null
+}
 
 async function buildBundle() {
-  const { build } = await import('esbuild')
+  const startedAt = Date.now()
+  const { build, stop } = await import('esbuild')
   const common = {
     absWorkingDir: fileURLToPath(root),
     bundle: true,
@@ -22,10 +59,11 @@ async function buildBundle() {
     packages: 'external',
     write: false,
     logLevel: 'silent',
+    metafile: true,
     // src/paths.ts finds shipped files (workers, the dashboard, the guide) from its own URL.
     define: { 'import.meta.url': JSON.stringify(new URL('src/paths.ts', root).href) },
   }
-  const [server, reader] = await Promise.all([
+  const builds = Promise.all([
     build({ ...common, entryPoints: ['src/cli/cli.ts'], format: 'esm' }),
     // Piscina wants the task function as the module's export.
     build({
@@ -38,9 +76,26 @@ async function buildBundle() {
       },
     }),
   ])
+  // esbuild's service process would otherwise live as long as the server.
+  const [server, reader] = await builds.finally(() => stop())
   mkdirSync(CACHE, { recursive: true })
-  return { server: keep('trawl', 'mjs', server.outputFiles[0].text), readerWorker: keep('reader-thread', 'cjs', reader.outputFiles[0].text) }
+  const bundle = { server: keep('trawl', 'mjs', server.outputFiles[0].text), readerWorker: keep('reader-thread', 'cjs', reader.outputFiles[0].text) }
+  remember(bundle, [server, reader], startedAt)
+  return bundle
 }
+
+/** Writes the manifest, unless a source file changed while it was built (the next start builds again). */
+function remember(bundle, results, startedAt) {
+  // The reader thread's entry is given as stdin: its text is in this file.
+  const inputs = [...new Set(results.flatMap((result) => Object.keys(result.metafile.inputs)))].filter((file) => file !== STDIN_ENTRY).sort()
+  if (inputs.some((file) => statSync(new URL(file, root)).mtimeMs >= startedAt)) return
+  const manifest = { key: inputsKey(inputs), server: fileName(bundle.server), readerWorker: fileName(bundle.readerWorker), inputs }
+  const tmp = `${fileURLToPath(MANIFEST)}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify(manifest))
+  renameSync(tmp, MANIFEST)
+}
+
+const fileName = (url) => url.pathname.slice(url.pathname.lastIndexOf('/') + 1)
 
 /**
  * Writes a build under a name from its content (atomically: parallel starts may race). Older builds
@@ -64,7 +119,7 @@ function keep(name, ext, text) {
 let bundle = null
 if (process.env.TRAWL_BUNDLE !== 'false') {
   try {
-    bundle = await buildBundle()
+    bundle = cachedBundle() ?? (await buildBundle())
   } catch (err) {
     process.stderr.write(`trawl: running the sources through tsx (the bundle was not built: ${err.message})\n`)
   }
