@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts'
 import type { AuthContext } from '../http/auth.ts'
 import type { EngineAnswer, EngineName, EngineParam, EngineVerticalName, SearchEngine } from './engine.ts'
-import type { ParseQuality } from './engine.types.ts'
+import type { ParseQuality, SearchRequest, VerticalRequest } from './engine.types.ts'
 import type { HealthOutcome } from './health.ts'
 import { ENGINE_NAMES, type Engines, PRIMARY_ENGINE } from './registry.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
@@ -152,6 +152,22 @@ export async function askConsensus<P extends Page>(
   }
   return { answers, attempts }
 }
+
+/** What a web search request needs of a provider: the search vertical and the parameters sent. */
+export const searchNeed = (req: SearchRequest): EngineNeed => ({ vertical: 'search', params: sentParams(req) })
+
+/** What a vertical request needs of a provider. */
+export const verticalNeed = (req: VerticalRequest): EngineNeed => ({ vertical: req.endpoint, params: sentParams(req) })
+
+/** A web search on `req.engine` (a provider, a list or auto), walked as askEngines does. */
+export const searchWeb = (engines: Engines, req: SearchRequest) => askEngines(engines, req.engine, searchNeed(req), (engine) => engine.search(req))
+
+/** A web search on the consensus set, as askConsensus does. */
+export const searchConsensus = (engines: Engines, req: SearchRequest) => askConsensus(engines, searchNeed(req), (engine, signal) => engine.search(req, signal))
+
+/** A vertical (images, news, …) on `req.engine`, the primary when none is named. */
+export const searchVertical = (engines: Engines, req: VerticalRequest) =>
+  askEngines(engines, req.engine ?? engines.primary, verticalNeed(req), (engine) => engine.vertical?.(req))
 
 type OneAnswer<P> = { page: P; attempts: RouteAttempt[] } | { error: unknown; attempts: RouteAttempt[] }
 

@@ -1,7 +1,7 @@
 import { elapsed, holdCredits, type LookupDeps, type LookupOutcome, lookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
 import { toMc } from '../../billing/money.ts'
 import { PRICES } from '../../billing/prices.ts'
-import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import { resolveEngineName, searchVertical, searchWeb } from '../../engines/choice.ts'
 import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -110,7 +110,7 @@ async function webItems(deps: CseDeps, req: CseRequest) {
     ...(req.tbs && { tbs: req.tbs }),
     ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
   }
-  const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
+  const answer = await searchWeb(deps.engines, search)
   const results: OrganicResult[] = answer.page.results.slice(0, req.num)
   return {
     items: results.map((r) => cseWebItem(r, req.q)),
@@ -135,7 +135,7 @@ async function imageItems(deps: CseDeps, req: CseRequest) {
     ...(req.tbs && { tbs: req.tbs }),
     ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
   }
-  const answer = await askEngines(deps.engines, req.engine, { vertical: 'images', params: sentParams(images) }, (engine) => engine.vertical?.(images))
+  const answer = await searchVertical(deps.engines, images)
   const results = (answer.page.results as ImageResult[]).slice(offset % 10, (offset % 10) + req.num)
   return {
     items: results.map((r) => cseImageItem(r, req.q)),

@@ -10,12 +10,12 @@ import {
   readCachedAnswer,
 } from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
-import { askEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import { resolveEngineName, searchWeb } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { countryFromLocation } from '../../params/search.params.ts'
-import type { RankParams } from './rank.schema.ts'
+import type { RankParams, RankResponse } from './rank.schema.ts'
 
 export interface RankDeps extends LookupDeps {
   engines: Engines
@@ -33,14 +33,8 @@ export interface RankRequest {
   device: 'desktop' | 'mobile'
 }
 
-export interface RankBody {
-  request: RankRequest
-  domain: string
-  position: number | null
-  matches: { position: number; title: string; link: string }[]
-  checked: number
-  meta: Record<string, unknown>
-}
+/** The /v1/rank body (RankResponse), its `request` typed as the normalised request it echoes. */
+export type RankBody = Omit<RankResponse, 'request'> & { request: RankRequest }
 
 export function normaliseRank(p: RankParams, auth: AuthContext): RankRequest {
   const req: RankRequest = {
@@ -112,7 +106,7 @@ async function askRank(deps: RankDeps, req: RankRequest, requestId: string, star
     device: req.device,
     ...(req.location && { location: req.location }),
   }
-  const answer = await askEngines(deps.engines, req.engine, { vertical: 'search', params: sentParams(search) }, (engine) => engine.search(search))
+  const answer = await searchWeb(deps.engines, search)
   const results = answer.page.results.slice(0, req.num)
   return {
     request: req,

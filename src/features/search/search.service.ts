@@ -12,7 +12,7 @@ import {
   readCachedAnswer,
 } from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
-import { askConsensus, askEngines, type EngineNeed, planEngines, resolveEngineName, sentParams } from '../../engines/choice.ts'
+import { planEngines, resolveEngineName, searchConsensus, searchNeed, searchWeb } from '../../engines/choice.ts'
 import { mergeByUrl } from '../../engines/consensus.merge.ts'
 import type { OrganicResult, ParsedSearchPage, SearchRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
@@ -98,9 +98,8 @@ export async function runSearch(
   billing: Billing = REALTIME,
 ): Promise<SearchOutcome> {
   const ticket = lookupTicket(opts.endpoint ?? '/v1/search', req, requestId)
-  const need: EngineNeed = { vertical: 'search', params: sentParams(req) }
   // A choice that cannot serve the request is a 400 before anything is reserved.
-  const planned = planEngines(deps.engines, req.engine, need)
+  const planned = planEngines(deps.engines, req.engine, searchNeed(req))
   const consensus = req.engine === 'consensus'
   const enrich = opts.enrich ?? includeContent(deps, req, opts)
   // consensus bills one page per provider that returned results, so one is held per provider asked.
@@ -115,9 +114,7 @@ export async function runSearch(
   try {
     body =
       cached?.body ??
-      (consensus
-        ? await askConsensusSearch(deps, req, need, ticket.requestId, ticket.started)
-        : await askSearch(deps, req, need, ticket.requestId, ticket.started))
+      (consensus ? await askConsensusSearch(deps, req, ticket.requestId, ticket.started) : await askSearch(deps, req, ticket.requestId, ticket.started))
     const liveMc = deliveredMc(body)
     if (!cached && liveMc > 0) await cacheAnswer(deps, ticket, body)
     usedMc = priceAsServed(liveMc, cached)
@@ -147,8 +144,8 @@ function includeContent(deps: SearchDeps, req: SearchRequest, opts: SearchOption
   }
 }
 
-async function askSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
-  const answer = await askEngines(deps.engines, req.engine, need, (engine) => engine.search(req))
+async function askSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
+  const answer = await searchWeb(deps.engines, req)
   // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
   const results = answer.page.results.slice(0, req.num)
   const { parse_quality, total_results: _total, results: _all, ...sections } = answer.page
@@ -166,8 +163,8 @@ async function askSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed,
  * from the first provider in table order that has them. `meta.engine` names every provider that
  * answered, `meta.providers` each one's result count (what is billed).
  */
-async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, need: EngineNeed, requestId: string, started: number): Promise<SearchResponseBody> {
-  const { answers, attempts } = await askConsensus(deps.engines, need, (engine, signal) => engine.search(req, signal))
+async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
+  const { answers, attempts } = await searchConsensus(deps.engines, req)
   const results = mergeByUrl(answers.map((a) => ({ engine: a.engine, results: a.page.results.slice(0, req.num) }))).slice(0, req.num)
   const sections: Partial<SearchResponseBody> = {}
   for (const key of SECTION_KEYS) {

@@ -11,7 +11,7 @@ import {
   REALTIME,
   readCachedAnswer,
 } from '../../../billing/billed-lookup.ts'
-import { askEngines, type EngineNeed, planEngines, sentParams } from '../../../engines/choice.ts'
+import { planEngines, searchVertical, verticalNeed } from '../../../engines/choice.ts'
 import type { VerticalRequest } from '../../../engines/engine.types.ts'
 import type { Engines } from '../../../engines/registry.ts'
 import type { AuthContext } from '../../../http/auth.ts'
@@ -62,7 +62,7 @@ export async function runVertical(
 }
 
 async function askVertical(deps: VerticalDeps, req: VerticalRequest, requestId: string, started: number): Promise<VerticalResponseBody> {
-  const answer = await askEngines(deps.engines, req.engine ?? deps.engines.primary, verticalNeed(req), (engine) => engine.vertical?.(req))
+  const answer = await searchVertical(deps.engines, req)
   // Engines may print more than asked; the caller paid for `num`.
   const results = req.num ? answer.page.results.slice(0, req.num) : answer.page.results
   return {
@@ -71,8 +71,4 @@ async function askVertical(deps: VerticalDeps, req: VerticalRequest, requestId: 
     ...answer.page.extras,
     meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
   }
-}
-
-function verticalNeed(req: VerticalRequest): EngineNeed {
-  return { vertical: req.endpoint, params: sentParams(req) }
 }
