@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { COUNTRY_NAMES, country, countryFromLocation } from '../../params/search.params.ts'
+import { COUNTRY_NAMES, country, countryFromLocation } from './search.params.ts'
 
 describe('a location ending in a country name sets that country', () => {
   it('knows a couple of hundred countries and territories', () => {
