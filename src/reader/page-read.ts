@@ -13,7 +13,7 @@ import { countTokens, trimToTokens } from '../text/tokens.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { metaRefreshTarget } from './meta-refresh.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
-import type { Highlight, PageMetadata, ReadFormat, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
+import type { PageMetadata, PageResult, ReadFormat, ReadInput, ReadLink, ReadOptions } from './reading.types.ts'
 import type { RenderMode } from './render.decide.ts'
 import { judgesContent, renderIfNeeded } from './render.read.ts'
 
@@ -63,26 +63,6 @@ export interface RawPage {
   text: string
   /** The Content-Type header it came with. */
   contentType?: string
-}
-
-/** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
-export interface PageResult {
-  /** Final URL, after redirects. */
-  url: string
-  status_code: number
-  title: string | null
-  published_at: string | null
-  metadata: PageMetadata
-  cached: boolean
-  cached_at?: string
-  /** Drawn by the browser (render), not read from the static HTML. */
-  rendered: boolean
-  markdown?: string
-  text?: string
-  html?: string
-  links?: ReadLink[]
-  images?: string[]
-  highlights?: Highlight[]
 }
 
 export interface PageRead {

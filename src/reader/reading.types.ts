@@ -1,6 +1,6 @@
 /**
  * Shapes of the page-reading core shared by /v1/webpage, /v1/extract, crawl and monitors. The ones
- * sent to callers are inferred from reading.response.ts, their one definition.
+ * sent to callers are inferred from page.schema.ts, their one definition.
  */
 import type { z } from 'zod'
 import type * as R from './page.schema.ts'
@@ -32,6 +32,8 @@ export interface ReadOptions {
 export type PageMetadata = z.infer<typeof R.PageMetadata>
 export type Highlight = z.infer<typeof R.Highlight>
 export type ReadLink = z.infer<typeof R.ReadLink>
+/** The wire shape of one read page: an item of extract `results[]`, and the body of /v1/webpage. */
+export type PageResult = z.infer<typeof R.PageResult>
 
 export interface ReadResult {
   title: string | null

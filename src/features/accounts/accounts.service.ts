@@ -9,6 +9,7 @@ import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
 import { sealWebhookSecret } from '../../webhooks/webhooks.service.ts'
 import { deleteUserSessions } from '../dashboard/dashboard.store.ts'
+import type { AccountResponse } from './account.response.ts'
 import * as accounts from './accounts.store.ts'
 
 export interface NewAccount {
@@ -210,7 +211,7 @@ export async function createKey(store: Store, accountId: string, input: NewKey) 
 }
 
 /** GET /v1/account for the calling key. */
-export async function accountForKey(store: Store, accountId: string, keyId: string) {
+export async function accountForKey(store: Store, accountId: string, keyId: string): Promise<AccountResponse> {
   const row = await getAccountRow(store, accountId)
   const key = await accounts.findKey(store.db, accountId, keyId)
   if (!key) throw new ApiError('unauthorized', 'API key was revoked')

@@ -1,4 +1,5 @@
 import { inline, link } from '../../text/markdown.text.ts'
+import type { ContextResponse } from './context.schema.ts'
 
 /**
  * A /v1/context answer as Markdown, for the MCP tool and `trawl context`: each passage under a
@@ -6,31 +7,13 @@ import { inline, link } from '../../text/markdown.text.ts'
  * passages are the reader's own Markdown, passed on as read.
  */
 
-interface PassageLike {
-  text: string
-  url: string
-  title: string | null
-  position: number
-  score: number
-  tokens: number
-  heading?: string | null
-}
-
-interface SourceLike {
-  url: string
-  title: string
-  position: number
-  read: boolean
-  cached?: boolean
-  passages?: number
-  error?: { code: string; message: string }
-}
-
-export interface ContextLike {
+/**
+ * What the renderer reads of an answer (ContextResponse, context.schema.ts): `request` and `meta`
+ * may be missing or partial (an answer from another server version), and are read defensively.
+ */
+export type ContextLike = Pick<ContextResponse, 'passages' | 'sources'> & {
   request?: { q?: unknown }
-  passages: PassageLike[]
-  sources: SourceLike[]
-  meta?: { tokens_used?: number; truncated?: boolean; credits_used?: number }
+  meta?: Partial<ContextResponse['meta']>
 }
 
 export function renderContextMarkdown(body: ContextLike): string {

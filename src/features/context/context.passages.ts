@@ -1,5 +1,6 @@
 import { bm25Scores, tokenize } from '../../text/bm25.ts'
 import { countTokens } from '../../text/tokens.ts'
+import type { ContextPassage } from './context.schema.ts'
 
 /**
  * Passages for POST /v1/context, from the Markdown of the pages read: each page is cut at headings
@@ -19,19 +20,6 @@ export interface ContextPage {
   /** Rank of the search result the page was read for. */
   position: number
   markdown: string
-}
-
-export interface ContextPassage {
-  text: string
-  url: string
-  title: string | null
-  position: number
-  score: number
-  tokens: number
-  start: number
-  end: number
-  /** The nearest heading above the passage (or the one it starts with), null when none. */
-  heading: string | null
 }
 
 export interface PassageSelection {

@@ -74,3 +74,6 @@ export const ContextResponse = z.object({
   sources: z.array(ContextSource).describe('every result considered, in result order'),
   meta: ContextMeta,
 })
+
+export type ContextPassage = z.infer<typeof ContextPassage>
+export type ContextResponse = z.infer<typeof ContextResponse>

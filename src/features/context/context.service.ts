@@ -6,8 +6,8 @@ import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../../reader
 import { countTokens } from '../../text/tokens.ts'
 import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
 import { runSearch, type SearchDeps, type SearchResponseBody } from '../search/search.service.ts'
-import { type ContextPage, type ContextPassage, selectPassages } from './context.passages.ts'
-import { type ContextParams, DEFAULT_CONTEXT_PAGES, DEFAULT_CONTEXT_TOKENS } from './context.schema.ts'
+import { type ContextPage, selectPassages } from './context.passages.ts'
+import { type ContextParams, type ContextResponse, DEFAULT_CONTEXT_PAGES, DEFAULT_CONTEXT_TOKENS } from './context.schema.ts'
 
 /**
  * POST /v1/context: one web search, the top results read as Markdown (as include_content reads
@@ -33,31 +33,10 @@ export interface ContextRequest {
   max_age?: number
 }
 
-export interface ContextSource {
-  url: string
-  title: string
-  position: number
-  read: boolean
-  cached?: boolean
-  passages: number
-  error?: { code: string; message: string }
-}
+type ContextSource = ContextResponse['sources'][number]
 
-export interface ContextBody {
-  request: ContextRequest
-  passages: ContextPassage[]
-  sources: ContextSource[]
-  meta: {
-    request_id: string
-    credits_used: number
-    latency_ms: number
-    tokens_used: number
-    truncated: boolean
-    engine: string
-    cached: boolean
-    pages_read: number
-  }
-}
+/** The /v1/context body (context.schema.ts), its `request` typed as the normalised request it echoes. */
+export type ContextBody = Omit<ContextResponse, 'request'> & { request: ContextRequest }
 
 export interface ContextOutcome {
   body: ContextBody

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { CrawlRow } from '../../store/schema.ts'
+import type { CrawlTask } from './crawl.response.ts'
 import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
 
 /** The text GET /v1/crawl/{id} streams: the frame with the pages between its parts. */
-const toCrawlJson = (row: CrawlRow, webhookStatus: string | null, pagesJson: string[] = []) => {
+const toCrawlJson = (row: CrawlRow, webhookStatus: CrawlTask['webhook_status'], pagesJson: string[] = []) => {
   const frame = crawlJsonFrame(row, webhookStatus)
   return frame.pages ? `${frame.before}${pagesJson.join(',')}${frame.after}` : frame.before
 }

@@ -1,5 +1,6 @@
 import { toCredits } from '../../billing/money.ts'
 import type { CrawlRow } from '../../store/schema.ts'
+import type { CrawlTask } from './crawl.response.ts'
 
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
 const json = <T>(text: string | null): T | null => (text ? (JSON.parse(text) as T) : null)
@@ -25,7 +26,7 @@ function resultJson(row: CrawlRow, pagesJson: string[] = []): string | null {
 }
 
 /** The crawl task: the wire form of a crawl row; `pagesJson` from crawl.store.ts `crawlPagesJson` (lists leave it out). */
-export function toCrawlView(row: CrawlRow, webhookStatus: string | null, pagesJson?: string[]) {
+export function toCrawlView(row: CrawlRow, webhookStatus: CrawlTask['webhook_status'], pagesJson?: string[]): CrawlTask {
   const request = json<{ limit: number }>(row.request)
   return {
     id: row.id,
@@ -38,13 +39,11 @@ export function toCrawlView(row: CrawlRow, webhookStatus: string | null, pagesJs
     credits_reserved: toCredits(row.credits_reserved_mc),
     credits_used: toCredits(row.credits_used_mc),
     webhook_status: webhookStatus,
-    progress: json(row.progress) ?? { pages_done: 0, pages_failed: 0, pages_queued: 0, pages_discovered: 0, limit: request?.limit ?? 0 },
-    result: json(resultJson(row, pagesJson)),
-    error: json(row.error),
+    progress: json<CrawlTask['progress']>(row.progress) ?? { pages_done: 0, pages_failed: 0, pages_queued: 0, pages_discovered: 0, limit: request?.limit ?? 0 },
+    result: json<CrawlTask['result']>(resultJson(row, pagesJson)),
+    error: json<CrawlTask['error']>(row.error),
   }
 }
-
-export type CrawlView = ReturnType<typeof toCrawlView>
 
 /**
  * The same view as JSON text, in two parts with the stored pages to go between them (joined by
@@ -52,7 +51,7 @@ export type CrawlView = ReturnType<typeof toCrawlView>
  * neither parsed, validated nor serialised again on each poll, and can be streamed out as stored
  * (crawl.service.ts). Keys keep the view's order.
  */
-export function crawlJsonFrame(row: CrawlRow, webhookStatus: string | null): { before: string; after: string; pages: boolean } {
+export function crawlJsonFrame(row: CrawlRow, webhookStatus: CrawlTask['webhook_status']): { before: string; after: string; pages: boolean } {
   const { result: _stored, error, ...head } = toCrawlView({ ...row, result: null }, webhookStatus)
   const start = `${JSON.stringify(head).slice(0, -1)},"result":`
   const end = `,"error":${JSON.stringify(error)}}`

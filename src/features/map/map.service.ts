@@ -11,18 +11,15 @@ import { readSitemaps, sitemapStarts } from '../../site/site.discovery.ts'
 import { onSite } from '../../site/urls/site.match.ts'
 import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
 import { bm25Scores, tokenize } from '../../text/bm25.ts'
+import type { MapResponse } from './map.response.ts'
 import type { MapParams } from './map.schema.ts'
 
 /** A map call takes at most about 30 seconds: the walk stops here, leaving time to answer. */
 const MAP_BUDGET_MS = 25_000
 const START_PAGE_TIMEOUT_MS = 15_000
 
-export interface MapResult {
-  url: string
-  title?: string
-  lastmod?: string
-  source: 'sitemap' | 'page'
-}
+/** One listed URL: an item of MapResponse's `results`. */
+type MapResult = MapResponse['results'][number]
 
 export type MapDeps = Pick<Services, 'store' | 'config' | 'robots'>
 
@@ -95,7 +92,7 @@ export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams
     request: { url: params.url, limit, sitemap: mode, include_subdomains: includeSubdomains, ignore_query_parameters: ignoreQuery, ...filtersSent(params) },
     results,
     meta: { request_id: requestId, credits_used: toCredits(usedMc), latency_ms: Date.now() - started, count: results.length },
-  }
+  } satisfies MapResponse
   return { body, usedMc, balanceMc }
 }
 

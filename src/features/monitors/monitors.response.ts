@@ -56,12 +56,14 @@ export const MonitorRun = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   webhook_status: z.enum(['pending', 'delivered', 'failed']).nullable().describe('null when the run sent no webhook (nothing new, or no URL)'),
 })
+export type MonitorRun = z.infer<typeof MonitorRun>
 
 export const MonitorRuns = z.object({
   monitor_id: z.string(),
   runs: z.array(MonitorRun).describe('newest first'),
   next_before: iso.nullable().describe('pass as before= for older runs; null when there are none'),
 })
+export type MonitorRuns = z.infer<typeof MonitorRuns>
 
 /** The monitor.results webhook body (sent only when a run found something new). */
 export const MonitorResultsEvent = z.object({

@@ -8,6 +8,7 @@ import type { Store } from '../../store/database.ts'
 import type { MonitorRow } from '../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import { type MonitorEndpoint, normaliseSavedSearch, type SavedSearchInput } from './monitors.request.ts'
+import type { MonitorRuns } from './monitors.response.ts'
 import { INTERVALS, MAX_MONITORS, type MonitorParams, type MonitorPatch, type MonitorRunsQuery, SAVED_SEARCH_FIELDS } from './monitors.schema.ts'
 import {
   countMonitors,
@@ -191,7 +192,7 @@ export async function runMonitorNow(store: Store, auth: AuthContext, id: string)
 }
 
 /** GET /v1/monitors/{id}/runs: newest first; results for 24 hours, counts for 30 days. */
-export async function monitorRuns(store: Store, accountId: string, id: string, query: MonitorRunsQuery) {
+export async function monitorRuns(store: Store, accountId: string, id: string, query: MonitorRunsQuery): Promise<MonitorRuns> {
   await visibleMonitor(store, accountId, id)
   const limit = query.limit ?? 20
   const rows = await listRuns(store.db, id, limit, query.before ? Date.parse(query.before) : undefined)

@@ -1,7 +1,7 @@
 import { toCredits } from '../../billing/money.ts'
 import type { MonitorRow, MonitorRunRow } from '../../store/schema.ts'
 import type { WebhookStatus } from '../../webhooks/webhooks.service.ts'
-import type { MonitorResponse } from './monitors.response.ts'
+import type { MonitorResponse, MonitorRun } from './monitors.response.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const isoOrNull = (ms: number | null) => (ms == null ? null : iso(ms))
@@ -44,7 +44,7 @@ export function toMonitorView(row: MonitorRow, webhookFailed = false): MonitorRe
 }
 
 /** One run-history record; results are shown for 24 hours, whether or not the pruner has cleared them yet. */
-export function toRunView(row: MonitorRunRow, webhook: WebhookStatus | null, now: number) {
+export function toRunView(row: MonitorRunRow, webhook: WebhookStatus | null, now: number): MonitorRun {
   const expired = row.status === 'ok' && (row.results === null || row.expires_at <= now)
   return {
     id: row.id,
@@ -54,10 +54,10 @@ export function toRunView(row: MonitorRunRow, webhook: WebhookStatus | null, now
     started_at: iso(row.started_at),
     completed_at: iso(row.completed_at),
     new_results: row.new_count,
-    results: expired ? null : parsed<Record<string, unknown>[]>(row.results),
+    results: expired ? null : parsed<MonitorRun['results']>(row.results),
     results_expired: expired,
     credits_used: toCredits(row.credits_used_mc),
-    error: parsed<{ code: string; message: string }>(row.error),
+    error: parsed<MonitorRun['error']>(row.error),
     webhook_status: webhook,
   }
 }

@@ -53,3 +53,5 @@ export const RankResponse = z.object({
   checked: z.number().int().describe('organic results inspected'),
   meta: z.record(z.string(), z.unknown()),
 })
+
+export type RankResponse = z.infer<typeof RankResponse>

@@ -2,19 +2,11 @@ import { reserve, settle } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { mapLimit } from '../../jobs/map-limit.ts'
-import {
-  normalisePageUrl,
-  type PageReadDeps,
-  type PageReadOptions,
-  type PageResult,
-  pageError,
-  pagePriceMc,
-  proxyForCountry,
-  readPage,
-} from '../../reader/page-read.ts'
-import type { ReadFormat } from '../../reader/reading.types.ts'
+import { normalisePageUrl, type PageReadDeps, type PageReadOptions, pageError, pagePriceMc, proxyForCountry, readPage } from '../../reader/page-read.ts'
+import type { PageResult, ReadFormat } from '../../reader/reading.types.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
 import type { Store } from '../../store/database.ts'
+import type { ExtractResponse, PageFailure } from './reading.response.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type ExtractParams } from './reading.schema.ts'
 
 export interface ReadingDeps extends PageReadDeps {
@@ -25,12 +17,7 @@ export interface ReadingDeps extends PageReadDeps {
 const PARALLEL_PAGES = 5
 
 /** The failure codes extract's `failed[]` may hold; empty_page is not an HTTP error, so it is not an ErrorCode. */
-export type PageFailureCode = 'invalid_request' | 'upstream_error' | 'upstream_timeout' | 'empty_page'
-
-export interface PageFailure {
-  url: string
-  error: { code: PageFailureCode; message: string }
-}
+type PageFailureCode = PageFailure['error']['code']
 
 export interface ExtractRequest {
   urls: string[]
@@ -46,12 +33,8 @@ export interface ExtractRequest {
   render: 'auto' | 'always' | 'never'
 }
 
-export interface ExtractResponseBody {
-  request: ExtractRequest
-  results: PageResult[]
-  failed: PageFailure[]
-  meta: { request_id: string; credits_used: number; latency_ms: number; succeeded: number; failed: number; rendered: number }
-}
+/** The /v1/extract body (reading.response.ts), its `request` typed as the normalised request it echoes. */
+export type ExtractResponseBody = Omit<ExtractResponse, 'request'> & { request: ExtractRequest }
 
 export interface ReadingOutcome<B> {
   body: B

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { PageResult } from '../../reader/page.schema.ts'
 
 /** /v1/extract and /v1/webpage responses: the OpenAPI document and the routes' reply schemas. */
-const Failure = z.object({
+export const PageFailure = z.object({
   url: z.string(),
   error: z.object({ code: z.enum(['invalid_request', 'upstream_error', 'upstream_timeout', 'empty_page']), message: z.string() }),
 })
@@ -10,7 +10,7 @@ const Failure = z.object({
 export const ExtractResponse = z.object({
   request: z.record(z.string(), z.unknown()),
   results: z.array(PageResult),
-  failed: z.array(Failure),
+  failed: z.array(PageFailure),
   meta: z.object({
     request_id: z.string(),
     credits_used: z.number(),
@@ -30,3 +30,7 @@ export const WebpageResponse = PageResult.extend({
     empty_page: z.literal(true).optional().describe('no readable content was found; not billed'),
   }),
 })
+
+export type PageFailure = z.infer<typeof PageFailure>
+export type ExtractResponse = z.infer<typeof ExtractResponse>
+export type WebpageResponse = z.infer<typeof WebpageResponse>

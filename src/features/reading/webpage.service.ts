@@ -3,23 +3,11 @@ import { reserve, settle } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import {
-  type PageRead,
-  type PageReadOptions,
-  type PageResult,
-  pageError,
-  pagePriceMc,
-  proxyForCountry,
-  type RawPage,
-  readPage,
-} from '../../reader/page-read.ts'
+import { type PageRead, type PageReadOptions, pageError, pagePriceMc, proxyForCountry, type RawPage, readPage } from '../../reader/page-read.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
 import { type ReadingDeps, type ReadingOutcome, readOptionsOf, timeoutMessage } from './extract.service.ts'
+import type { WebpageResponse } from './reading.response.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type WebpageParams } from './reading.schema.ts'
-
-export interface WebpageResponseBody extends PageResult {
-  meta: { request_id: string; credits_used: number; latency_ms: number; rendered: boolean; empty_page?: true }
-}
 
 /**
  * What the Firecrawl shape asks of the same read beyond /v1/webpage's parameters: more formats of
@@ -27,7 +15,7 @@ export interface WebpageResponseBody extends PageResult {
  */
 export type WebpageReadExtras = Pick<PageReadOptions, 'moreFormats' | 'keepRaw' | 'readErrorPages'>
 
-export interface WebpageOutcome extends ReadingOutcome<WebpageResponseBody> {
+export interface WebpageOutcome extends ReadingOutcome<WebpageResponse> {
   /** With keepRaw. */
   raw?: RawPage
 }
@@ -69,7 +57,7 @@ export async function runWebpage(
   const priceMc = page.empty ? 0 : pagePriceMc(page.cached)
   const usedMc = billing.mode === 'prepaid' ? Math.round(priceMc * billing.factor) : billing.mode === 'free' ? 0 : priceMc
   const balanceMc = reservation ? await settle(deps.store, reservation, usedMc) : null
-  const meta: WebpageResponseBody['meta'] = {
+  const meta: WebpageResponse['meta'] = {
     request_id: requestId,
     credits_used: toCredits(usedMc),
     latency_ms: Math.round(performance.now() - started),

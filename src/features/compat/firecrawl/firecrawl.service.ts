@@ -7,8 +7,8 @@ import type { NewsResult, OrganicResult, ImageResult as TrawlImage } from '../..
 import { ApiError, isApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
-import { normalisePageUrl, type PageResult } from '../../../reader/page-read.ts'
-import type { PageMetadata } from '../../../reader/reading.types.ts'
+import { normalisePageUrl } from '../../../reader/page-read.ts'
+import type { PageMetadata, PageResult } from '../../../reader/reading.types.ts'
 import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
@@ -480,17 +480,17 @@ export async function firecrawlActiveCrawls(deps: AppDeps, auth: AuthContext) {
 }
 
 export async function firecrawlCrawlStatus(deps: AppDeps, auth: AuthContext, id: string, paging: Paging) {
-  return crawlStatus((await getCrawl(deps.store, auth.accountId, id)) as CrawlView, paging)
+  return crawlStatus(await getCrawl(deps.store, auth.accountId, id), paging)
 }
 
 export async function cancelFirecrawlCrawl(deps: AppDeps, auth: AuthContext, id: string) {
-  const view = (await cancelCrawl(deps.store, auth.accountId, id)) as CrawlView
+  const view = await cancelCrawl(deps.store, auth.accountId, id)
   const status = view.status === 'completed' ? 'completed' : view.status === 'failed' ? 'failed' : 'cancelled'
   return { success: true as const, status: status as 'cancelled' | 'completed' | 'failed' }
 }
 
 export async function crawlErrors(deps: AppDeps, auth: AuthContext, id: string) {
-  const view = (await getCrawl(deps.store, auth.accountId, id)) as CrawlView
+  const view = await getCrawl(deps.store, auth.accountId, id)
   const errors = (view.result?.failed ?? []).map((f, i) => ({ id: `${id}-${i}`, url: f.url, error: f.error.message, code: f.error.code }))
   return { errors, robotsBlocked: [] as string[] }
 }

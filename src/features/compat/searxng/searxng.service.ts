@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import type { Billing, LookupOutcome } from '../../../billing/billed-lookup.ts'
 import type { EngineParam, EngineVerticalName } from '../../../engines/engine.ts'
 import type { ImageResult, NewsResult, OrganicResult, VideoResult } from '../../../engines/engine.types.ts'
@@ -14,6 +15,7 @@ import { ImagesParams, NewsParams, VideosParams } from '../../search/verticals/v
 import { runVertical, type VerticalResponseBody } from '../../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS } from '../../search/verticals/vertical.specs.ts'
 import { chooseEngines, failedEngines, type Unresponsive } from './searxng.engines.ts'
+import type { SearxngResponse } from './searxng.response.ts'
 
 type Category = 'general' | 'news' | 'images' | 'videos'
 type Time = 'day' | 'week' | 'month' | 'year'
@@ -87,16 +89,8 @@ function localeOf(raw: string | undefined): { language?: string; country?: strin
   return { language: language.data, ...(country?.success && { country: country.data }) }
 }
 
-export interface SearxngAnswer {
-  query: string
-  number_of_results: number
-  results: Record<string, unknown>[]
-  answers: string[]
-  corrections: string[]
-  infoboxes: Record<string, unknown>[]
-  suggestions: string[]
-  unresponsive_engines: Unresponsive[]
-}
+export type SearxngAnswer = z.infer<typeof SearxngResponse>
+type SearxngResult = SearxngAnswer['results'][number]
 
 export interface SearxngOutcome {
   body: SearxngAnswer
@@ -185,7 +179,7 @@ function prepare(deps: AppDeps, call: SearxngCall, category: Category, params: R
   return () => runVertical(deps, call.auth, spec, request, { maxAge }, requestId, call.billing)
 }
 
-function answerOf(query: string, results: Record<string, unknown>[], web: Partial<SearchResponseBody>, unresponsive: Unresponsive[]): SearxngAnswer {
+function answerOf(query: string, results: SearxngResult[], web: Partial<SearchResponseBody>, unresponsive: Unresponsive[]): SearxngAnswer {
   const box = web.answer_box
   const answer = box?.answer ?? box?.snippet
   return {
@@ -235,7 +229,7 @@ export function isoDate(text: string | null | undefined, now = Date.now()): stri
 }
 
 /** Trawl's items as SearXNG results; positions count from 1 on the page, score is 1/position. */
-function resultsOf(category: Category, items: unknown[], engine: string, page: number): Record<string, unknown>[] {
+function resultsOf(category: Category, items: unknown[], engine: string, page: number): SearxngResult[] {
   return items.map((raw, i) => {
     const position = (raw as { position?: number }).position ?? (page - 1) * 10 + i + 1
     const common = { engine, engines: [engine], positions: [position], score: Math.round((1 / position) * 1e4) / 1e4, category, priority: '' }

@@ -1,3 +1,4 @@
+import type { z } from 'zod'
 import type { NewsResult, OrganicResult } from '../../../engines/engine.types.ts'
 import { ApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
@@ -14,6 +15,7 @@ import { ImagesParams, NewsParams } from '../../search/verticals/vertical.schema
 import { runVertical } from '../../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS } from '../../search/verticals/vertical.specs.ts'
 import { type Charges, favicon, noCharges } from './tavily.money.ts'
+import type { TavilySearchResponse, TavilySearchResult } from './tavily.response.ts'
 import type { TavilySearchParams } from './tavily.schema.ts'
 
 type Time = 'hour' | 'day' | 'week' | 'month' | 'year'
@@ -27,23 +29,10 @@ const MAX_PAGE_READS = 10
 /** Page content kept per result, as /v1/search include_content keeps it. */
 const RAW_CONTENT_TOKENS = 4000
 
-export interface TavilySearchAnswer {
-  query: string
-  follow_up_questions: null
-  answer: string | null
-  images: (string | { url: string; description: string })[]
-  results: TavilyResult[]
-}
+/** The search answer (TavilySearchResponse) before the route adds response_time, request_id and usage. */
+export type TavilySearchAnswer = Omit<z.infer<typeof TavilySearchResponse>, 'response_time' | 'request_id' | 'usage'>
 
-interface TavilyResult {
-  title: string
-  url: string
-  content: string
-  score: number
-  raw_content: string | null
-  published_date?: string
-  favicon?: string
-}
+type TavilyResult = z.infer<typeof TavilySearchResult>
 
 /** One result before scoring: the engine's item with what was read of its page. */
 interface Found {
