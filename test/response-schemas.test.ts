@@ -3,9 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { AccountResponse } from '../src/features/accounts/account.response.ts'
+import { BatchCreated, BatchJob } from '../src/features/batches/batches.response.ts'
+import { ContextResponse } from '../src/features/context/context.schema.ts'
 import { CrawlTask } from '../src/features/crawl/crawl.response.ts'
 import { CseResponse } from '../src/features/customsearch/cse.response.ts'
+import { EnginesResponse } from '../src/features/engines/engines.response.ts'
 import { MapResponse } from '../src/features/map/map.response.ts'
+import { MonitorDeleted, MonitorList, MonitorResponse, MonitorRuns } from '../src/features/monitors/monitors.response.ts'
 import { RankResponse } from '../src/features/rank/rank.schema.ts'
 import { ExtractResponse, WebpageResponse } from '../src/features/reading/reading.response.ts'
 import { SearchResponse } from '../src/features/search/search.response.ts'
@@ -57,8 +61,18 @@ const ROUTES: SerpRoute[] = [
 
 const FIRST_REVIEWS_CURSOR = 'CAESBkVnSUlDZw=='
 
+/** The query /v1/context is asked: a web page whose first result is an article of the local site (the only page it reads). */
+const CONTEXT_QUERY = 'coffee history'
+const coffeePage = real('web-desktop/zlurad-coffee.html').toString('utf8')
+
 function engines(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://x')
+  if (req.headers['x-forwarded-host'] === 'www.google.com' && url.pathname === '/search' && url.searchParams.get('q') === CONTEXT_QUERY) {
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(coffeePage.replaceAll('https://en.wikipedia.org/wiki/Coffee', `${site.url}/article/wiki`))
+    return
+  }
   if (req.headers['x-forwarded-host'] === 'www.google.com' && url.pathname === '/maps/rpc/listugcposts') {
     const page = (url.searchParams.get('pb') ?? '').includes(FIRST_REVIEWS_CURSOR) ? 'last' : 'first'
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(constructed(`reviews/listugcposts-${page}-page.constructed.txt`))
@@ -77,6 +91,7 @@ function strict(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodArray) return z.array(strict(schema.element as z.ZodType))
   if (schema instanceof z.ZodOptional) return strict(schema.unwrap() as z.ZodType).optional()
   if (schema instanceof z.ZodNullable) return strict(schema.unwrap() as z.ZodType).nullable()
+  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(strict))
   return schema
 }
 
@@ -115,6 +130,12 @@ afterAll(async () => {
 const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' })
 const get = (path: string) => fetch(`${trawl.base}${path}`, { headers: { authorization: `Bearer ${key}` } })
 const post = (path: string, body: unknown) => fetch(`${trawl.base}${path}`, { method: 'POST', headers: headers(), body: JSON.stringify(body) })
+/** Any method; a call without a body sends no Content-Type. */
+const send = (method: string, path: string, body?: unknown) =>
+  fetch(
+    `${trawl.base}${path}`,
+    body === undefined ? { method, headers: { authorization: `Bearer ${key}` } } : { method, headers: headers(), body: JSON.stringify(body) },
+  )
 
 test('the strict parse refuses an unknown key at any depth and a missing required key', () => {
   const item = { position: 1, title: 'T', image_url: 'u', image_width: null, image_height: null, thumbnail_url: null, source: null, domain: null, link: null }
@@ -202,11 +223,58 @@ describe('reading, map, crawl and account answer with their documented schema', 
     expect(task.result.pages.length).toBeGreaterThan(0)
   })
 
+  test('DELETE /v1/crawl/{id}: a queued crawl, canceled', async () => {
+    const created = await expectShape(await post('/v1/crawl', { url: `${crawlSite.url}/`, limit: 2 }), CrawlTask, 202)
+    const canceled = await expectShape(await send('DELETE', `/v1/crawl/${created.id}`), CrawlTask)
+    expect(canceled.id).toBe(created.id)
+  })
+
   test('/v1/account', async () => {
     await expectShape(await get('/v1/account'), AccountResponse)
   })
 
+  test('/v1/engines', async () => {
+    const body = await expectShape(await get('/v1/engines'), EnginesResponse)
+    expect(body.engines.length).toBeGreaterThan(0)
+  })
+
+  test('/v1/context: a search and the page it reads', async () => {
+    const body = await expectShape(await post('/v1/context', { q: CONTEXT_QUERY, num: 1 }), ContextResponse)
+    expect(body.meta.pages_read).toBe(1)
+    expect(body.passages.length).toBeGreaterThan(0)
+  })
+
   test('an error answers with the error envelope', async () => {
     await expectShape(await get('/v1/search?q=coffee&nope=1'), ErrorEnvelope, 400)
+  })
+})
+
+describe('batches and monitors answer with their documented schema', () => {
+  test('/v1/batches: POST with a queued job and a refused entry, then GET until done', async () => {
+    const created = await expectShape(await post('/v1/batches', { endpoint: 'search', requests: [{ q: 'coffee' }, { q: '' }] }), BatchCreated, 202)
+    expect(created.batches).toHaveLength(2)
+    let job = created.batches[0]
+    for (const until = Date.now() + 20_000; !['done', 'failed'].includes(job.status) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 100))
+      job = await expectShape(await get(`/v1/batches/${created.batches[0].id}`), BatchJob)
+    }
+    expect(job.status).toBe('done')
+  })
+
+  test('/v1/monitors: create, list, read, update, run now, its runs, delete', async () => {
+    const monitor = await expectShape(await post('/v1/monitors', { q: 'coffee', num: 5, metadata: { team: 'shapes' } }), MonitorResponse)
+    const path = `/v1/monitors/${monitor.id}`
+    const list = await expectShape(await get('/v1/monitors'), MonitorList)
+    expect(list.monitors.map((m: { id: string }) => m.id)).toContain(monitor.id)
+    await expectShape(await get(path), MonitorResponse)
+    await expectShape(await send('PATCH', path, { name: 'coffee watch' }), MonitorResponse)
+    let runs = await expectShape(await get(`${path}/runs`), MonitorRuns)
+    for (const until = Date.now() + 20_000; runs.runs.length === 0 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 100))
+      runs = await expectShape(await get(`${path}/runs`), MonitorRuns)
+    }
+    expect(runs.runs[0].status).toBe('ok')
+    await expectShape(await send('POST', `${path}/run`), MonitorResponse, 202)
+    await expectShape(await send('DELETE', path), MonitorDeleted)
   })
 })
