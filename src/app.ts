@@ -33,7 +33,7 @@ import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
 import { keyFromRequest } from './http/auth.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
-import { loggerOptions, requestLogger } from './http/logging.ts'
+import { loggerOptions, RequestLines, requestLogger } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { withLogFields } from './metrics/log-context.ts'
 import { metricsRoutes } from './metrics/metrics.routes.ts'
@@ -65,6 +65,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     bodyLimit: config.bodyLimitBytes,
     genReqId: newRequestId,
     childLoggerFactory: requestLogger,
+    logController: new RequestLines(),
     // Errors Fastify and Node answer on their own (bad percent-encoding, oversized headers) get the envelope too.
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(newRequestId),
