@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
+import { compactHeap } from './heap-compact.ts'
 import { loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
@@ -35,10 +36,13 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   // Under `serve --processes N` only the first process shows it.
   if (opts.banner) process.stdout.write(`${opts.banner(url)}\n`)
   else if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
-  // Reader threads start now rather than at the first page, so that page is not read by cold code;
-  // likewise the fetch path is compiled now, not by the first page or upstream request.
-  services.reader.ready().catch((err) => app.log.warn({ err }, 'reader threads did not start; reading on the main thread'))
-  warmUpFetch().catch((err) => app.log.debug({ err }, 'fetch warm-up failed'))
+  // Reader threads start at the first page read (about 20 MB an idle server does without); until
+  // they are up, pages are read on the main thread, whose reader code warmInline compiled. The
+  // fetch path is compiled now, not by the first page or upstream request.
+  warmUpFetch()
+    .catch((err) => app.log.debug({ err }, 'fetch warm-up failed'))
+    // Start-up's garbage goes before the first idle moment, not at some later collection.
+    .finally(() => setImmediate(compactHeap))
   app.log.info(
     `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
   )

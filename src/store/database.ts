@@ -55,7 +55,7 @@ function openSqlite(path: string): Store {
   // Several processes (serve + `trawl worker`) may share the file: wait for the lock, don't fail.
   database.pragma('busy_timeout = 5000')
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) })
-  const checkpointer = path === ':memory:' ? null : startCheckpointer(database, path)
+  const checkpointer = path === ':memory:' ? null : checkpointerOnceWritten(database, path)
   return {
     db,
     dialect: 'sqlite',
@@ -87,6 +87,36 @@ function privateFiles(path: string) {
     } catch {
       // Not there (no -wal yet), or another user's file: SQLite reports what it cannot open.
     }
+  }
+}
+
+/** A quarter of SQLite's automatic checkpoint (1000 pages of 4 KB): the thread is up well before it. */
+const CHECKPOINTER_AT_WAL_BYTES = 1 << 20
+
+/**
+ * The checkpointer's thread (about 15 MB) starts once the WAL holds 1 MB, checked every second:
+ * a server that writes little never needs it, and until then SQLite's own automatic checkpoint
+ * stays on.
+ */
+function checkpointerOnceWritten(database: SqliteDatabase.Database, path: string) {
+  let checkpointer: ReturnType<typeof startCheckpointer> = null
+  const timer = setInterval(() => {
+    let walBytes = 0
+    try {
+      walBytes = statSync(`${path}-wal`).size
+    } catch {
+      return // no WAL file (yet)
+    }
+    if (walBytes < CHECKPOINTER_AT_WAL_BYTES) return
+    clearInterval(timer)
+    checkpointer = startCheckpointer(database, path)
+  }, 1000)
+  timer.unref()
+  return {
+    async stop() {
+      clearInterval(timer)
+      await checkpointer?.stop()
+    },
   }
 }
 
