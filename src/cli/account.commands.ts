@@ -1,28 +1,12 @@
 import { createInterface } from 'node:readline'
+import type { AccountResponse as Account } from '../features/accounts/account.response.ts'
+import type { EngineStatus as Engine } from '../features/engines/engines.response.ts'
 import { callApi } from './client.ts'
 import { type Command, type Parsed, positionalsExactly, str, UsageError } from './command.ts'
 import { configPath, removeLogin, resolveConnection, resolveUrl, writeLogin } from './config-file.ts'
 import { credits, fields, print, printJson, table } from './output.ts'
 
 /** `trawl account`, `trawl engines`, and `trawl login` / `trawl logout` (the saved server and key). */
-
-interface Account {
-  balance: number
-  rate_limit_rps: number
-  plan: string
-  key: { id: string; name: string; credit_limit: number | null; credits_used_month: number }
-  monthly_spend_cap: number | null
-  month: { credits: number; requests: number }
-}
-
-interface Engine {
-  name: string
-  primary: boolean
-  verticals: string[]
-  auto: boolean
-  consensus: boolean
-  state: string
-}
 
 function describeAccount(a: Account): string {
   return fields([

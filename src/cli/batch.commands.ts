@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
 import type { z } from 'zod'
+import type { BatchJob as Job } from '../features/batches/batches.response.ts'
 import { WebpageParams } from '../features/reading/reading.schema.ts'
 import { SearchParams } from '../features/search/search.schema.ts'
 import { VERTICAL_SPECS } from '../features/search/verticals/vertical.specs.ts'
+import type { ErrorEnvelope } from '../http/error-schema.ts'
 import { nestUnder } from '../text/markdown-outline.ts'
 import { callApi, poll, sleep } from './client.ts'
 import type { Command, Flags, Parsed } from './command.ts'
@@ -46,19 +48,8 @@ export const BATCH_TARGETS: Record<string, Endpoint> = {
 
 const MAX_PER_BATCH = 100
 
-interface Job {
-  id: string
-  status: 'queued' | 'running' | 'done' | 'failed'
-  endpoint: string
-  created_at: string
-  completed_at: string | null
-  credits_used: number
-  error: { code: string; message: string } | null
-  result: unknown
-}
-interface EntryError {
-  error: { code: string; message: string }
-}
+/** An entry of POST /v1/batches: a queued job, or the error the realtime endpoint answered. */
+type EntryError = z.infer<typeof ErrorEnvelope>
 type Entry = Job | EntryError
 
 const isError = (e: Entry): e is EntryError => 'error' in e && !('id' in e)

@@ -1,3 +1,4 @@
+import type { CrawlTask } from '../features/crawl/crawl.response.ts'
 import { CrawlParams } from '../features/crawl/crawl.schema.ts'
 import { callApi, poll, sleep } from './client.ts'
 import { type Command, type Flags, type Parsed, positionalsExactly, UsageError, WAIT_FLAGS } from './command.ts'
@@ -10,20 +11,6 @@ import { startProgress } from './progress.ts'
  * `trawl crawl <url>` starts a crawl and follows it to the end (progress on stderr), then prints
  * the pages as Markdown; `crawl status` and `crawl cancel` act on one already started.
  */
-
-interface CrawlTask {
-  id: string
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
-  credits_reserved: number
-  credits_used: number
-  progress: { pages_done: number; pages_failed: number; pages_queued: number; pages_discovered: number; limit: number }
-  result: {
-    pages: { url: string; title?: string | null; markdown?: string; text?: string }[]
-    failed: { url: string; error: { code: string; message: string } }[]
-    stats: { pages: number; failed: number; seconds: number; stopped: string }
-  } | null
-  error: { code: string; message: string } | null
-}
 
 const ENDED = new Set(['completed', 'failed', 'canceled'])
 

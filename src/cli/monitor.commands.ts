@@ -1,3 +1,4 @@
+import type { MonitorResponse as Monitor, MonitorRuns, MonitorRun as Run } from '../features/monitors/monitors.response.ts'
 import { MonitorParams, MonitorPatch, MonitorRunsQuery } from '../features/monitors/monitors.schema.ts'
 import { callApi } from './client.ts'
 import { type Command, type Flags, type Parsed, positionalsExactly, UsageError } from './command.ts'
@@ -6,38 +7,6 @@ import { paramsFrom, schemaFlags } from './flags.ts'
 import { fields, print, printJson, table } from './output.ts'
 
 /** `trawl monitor create|list|show|update|runs|run|pause|resume|delete`: /v1/monitors. */
-
-interface Monitor {
-  id: string
-  name: string
-  endpoint: string
-  request: Record<string, unknown>
-  metadata: Record<string, unknown> | null
-  interval_seconds: number
-  webhook_url: string | null
-  active: boolean
-  next_run_at: string | null
-  last_run_at: string | null
-  last_status: string | null
-  last_error: string | null
-  last_new_results: number
-  runs: number
-  consecutive_failures: number
-  credits_used: number
-  created_at: string
-}
-
-interface Run {
-  id: string
-  status: string
-  first_run: boolean
-  due_at: string
-  new_results: number
-  results: Record<string, unknown>[] | null
-  results_expired: boolean
-  credits_used: number
-  error: { code: string; message: string } | null
-}
 
 const NAMED_INTERVALS: Record<number, string> = { 3600: 'hourly', 86400: 'daily', 604800: 'weekly' }
 const every = (seconds: number) => NAMED_INTERVALS[seconds] ?? `every ${seconds} s`
@@ -180,11 +149,7 @@ export const monitorCommands: Command[] = [
     async run(parsed) {
       const [id] = positionalsExactly(parsed, ['<id>']) as [string]
       const query = new URLSearchParams(Object.entries(paramsFrom(runsFlags, parsed.values)).map(([k, v]) => [k, String(v)])).toString()
-      const { body } = await callApi<{ runs: Run[]; next_before: string | null }>(
-        resolveConnection(parsed.values),
-        'GET',
-        `${monitorPath(id)}/runs${query ? `?${query}` : ''}`,
-      )
+      const { body } = await callApi<MonitorRuns>(resolveConnection(parsed.values), 'GET', `${monitorPath(id)}/runs${query ? `?${query}` : ''}`)
       if (parsed.values.json) printJson(body)
       else if (!body.runs.length) print('No runs yet.')
       else print(body.runs.map(describeRun).join('\n\n') + (body.next_before ? `\n\nolder runs: --before ${body.next_before}` : ''))

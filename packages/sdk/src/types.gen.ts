@@ -955,12 +955,26 @@ export interface components {
         pages_discovered: number;
         limit: number;
       };
-      result: {
+      result: ({
         url: string;
-        /** @description url, depth, title, markdown or text, published_at, metadata, rendered (drawn by the headless browser), links */
-        pages: {
-            [key: string]: unknown;
-          }[];
+        /** @description in the order they were read */
+        pages: ({
+            /** @description final URL, after redirects */
+            url: string;
+            /** @description links followed from the start page to reach it; URLs from the sitemaps count as 1 */
+            depth: number;
+            title: string | null;
+            /** @description format=markdown (the default) */
+            markdown?: string;
+            /** @description format=text */
+            text?: string;
+            published_at: string | null;
+            metadata: components["schemas"]["PageMetadata"];
+            /** @description drawn by the headless browser (render) rather than read from the static HTML */
+            rendered: boolean;
+            /** @description with include_links: the links of the page's content */
+            links?: components["schemas"]["ReadLink"][];
+          })[];
         failed: {
             url: string;
             error: {
@@ -968,11 +982,36 @@ export interface components {
               message: string;
             };
           }[];
-        /** @description pages, failed, seconds, discovered, queued, duplicates, sitemap_urls, robots, robots_disallowed, robots_blocked, crawl_delay_ms, stopped */
         stats: {
-          [key: string]: unknown;
+          /** @description pages read */
+          pages: number;
+          /** @description pages that could not be read */
+          failed: number;
+          /** @description how long the crawl ran, to a tenth of a second */
+          seconds: number;
+          /** @description distinct URLs of the site found (the start page, links, sitemaps) */
+          discovered: number;
+          /** @description URLs found but left unread when the crawl stopped */
+          queued: number;
+          /** @description URLs found again, and redirects to a page already read */
+          duplicates: number;
+          /** @description URLs first found in the sitemaps */
+          sitemap_urls: number;
+          /** @description how robots.txt answered: found, not_found (…), error (…) or unreachable (…) */
+          robots: string;
+          /** @description URLs robots.txt disallowed, not read */
+          robots_disallowed: number;
+          /** @description robots.txt answered an error or could not be reached: only the start page was read */
+          robots_blocked: boolean;
+          /** @description robots.txt's Crawl-delay, when it set one */
+          crawl_delay_ms: number | null;
+          /**
+           * @description why the crawl ended: nothing left to read, limit pages read, the time or size cap, too many failures, or DELETE
+           * @enum {string}
+           */
+          stopped: "done" | "limit" | "time_limit" | "size_limit" | "too_many_failures" | "canceled";
         };
-      } | null;
+      }) | null;
       error: {
         code: string;
         message: string;

@@ -1,5 +1,6 @@
 import type { PageLink } from '../../site/page-links.ts'
 import { tokenize } from '../../text/bm25.ts'
+import type { CrawlStats, CrawlTask } from './crawl.response.ts'
 
 /**
  * The crawl loop, free of storage and HTTP: a frontier of canonical URLs, at most 5 fetches in
@@ -14,7 +15,7 @@ export const CRAWL_READ_BACKLOG = 8
 export const CRAWL_TIME_LIMIT_MS = 30 * 60_000
 export const CRAWL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 
-export type StoppedReason = 'done' | 'limit' | 'time_limit' | 'size_limit' | 'too_many_failures' | 'canceled'
+export type StoppedReason = CrawlStats['stopped']
 
 export interface CrawlPlan {
   startUrl: string
@@ -72,32 +73,13 @@ export interface CrawlEnv {
   sleep?: (ms: number) => Promise<void>
 }
 
-export interface CrawlProgress {
-  pages_done: number
-  pages_failed: number
-  pages_queued: number
-  pages_discovered: number
-  limit: number
-}
+export type CrawlProgress = CrawlTask['progress']
 
 export interface CrawlOutcome {
   /** Pages read and handed to `onPage`. */
   pages: number
   failed: { url: string; error: { code: string; message: string } }[]
-  stats: {
-    pages: number
-    failed: number
-    seconds: number
-    discovered: number
-    queued: number
-    duplicates: number
-    sitemap_urls: number
-    robots: string
-    robots_disallowed: number
-    robots_blocked: boolean
-    crawl_delay_ms: number | null
-    stopped: StoppedReason
-  }
+  stats: CrawlStats
 }
 
 interface Item {

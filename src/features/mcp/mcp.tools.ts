@@ -2,6 +2,9 @@ import type { z } from 'zod'
 import { mapLimit } from '../../jobs/map-limit.ts'
 import { inline, link } from '../../text/markdown.text.ts'
 import { countTokens, trimToTokens } from '../../text/tokens.ts'
+import type { BatchJob } from '../batches/batches.response.ts'
+import type { CrawlTask } from '../crawl/crawl.response.ts'
+import type { MonitorResponse as Monitor } from '../monitors/monitors.response.ts'
 import { contextTool } from './context.tool.ts'
 import { type ApiReply, type ApiRequest, type CallApi, expectOk, ToolError } from './mcp.api.ts'
 import { DEFAULT_MAX_TOKENS, decodeCursor, encodeCursor, fitItems, readStash, type Stash } from './mcp.pages.ts'
@@ -408,16 +411,6 @@ const mapTool = tool({
 
 // ---- crawl ---------------------------------------------------------------------------------
 
-interface CrawlTask {
-  id: string
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
-  credits_reserved: number
-  credits_used: number
-  progress: { pages_done: number; pages_failed: number; pages_queued: number; pages_discovered: number; limit: number }
-  result: { url: string; pages: Json[]; failed: { url: string; error: { code: string; message: string } }[]; stats: Json } | null
-  error: { code: string; message: string } | null
-}
-
 const ENDED = new Set(['completed', 'failed', 'canceled'])
 
 const readCrawl = async (ctx: ToolContext, id: string) => {
@@ -570,15 +563,6 @@ const rankTool = tool({
 
 // ---- batches -------------------------------------------------------------------------------
 
-interface BatchJob {
-  id: string
-  status: string
-  endpoint: string
-  credits_used: number
-  error: { code: string; message: string } | null
-  result: unknown
-}
-
 const batchTool = tool({
   name: 'batch',
   description: 'Queue 1 to 100 requests to one REST endpoint at half price, for results not needed now; read them with batch_result and the job ids.',
@@ -676,19 +660,6 @@ const batchResultTool = tool({
 })
 
 // ---- monitors ------------------------------------------------------------------------------
-
-type Monitor = {
-  id: string
-  name: string
-  endpoint: string
-  active: boolean
-  interval_seconds: number
-  next_run_at: string | null
-  last_run_at: string | null
-  last_status: string | null
-  last_new_results: number
-  request: Json
-}
 
 const every = (seconds: number) =>
   seconds % 86_400 === 0 ? `every ${seconds / 86_400} day(s)` : seconds % 3600 === 0 ? `every ${seconds / 3600} hour(s)` : `every ${seconds} s`
