@@ -1,3 +1,4 @@
+import type { Highlight } from '../../reader/reading.types.ts'
 import { inline, link, paragraph } from '../../text/markdown.text.ts'
 import { MARKDOWN_VERTICALS, renderMarkdown, type Vertical } from '../search/output/output.ts'
 import { splitBlocks } from './mcp.pages.ts'
@@ -7,12 +8,6 @@ import { splitBlocks } from './mcp.pages.ts'
  * through the search output's escaping (a title cannot become a heading or a link of its own);
  * page bodies are the reader's own Markdown, passed on as read.
  */
-
-export interface Highlight {
-  text: string
-  score: number
-  heading: string | null
-}
 
 /** One read page (webpage, extract, a crawl page): what is said about it, without its text. */
 export interface Doc {
