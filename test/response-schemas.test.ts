@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { AccountResponse } from '../src/features/accounts/account.response.ts'
 import { BatchCreated, BatchJob } from '../src/features/batches/batches.response.ts'
+import { SearxngResponse } from '../src/features/compat/searxng/searxng.response.ts'
+import { TavilyExtractResponse, TavilyMapResponse, TavilySearchResponse, TavilyUsageResponse } from '../src/features/compat/tavily/tavily.response.ts'
 import { ContextResponse } from '../src/features/context/context.schema.ts'
 import { CrawlTask } from '../src/features/crawl/crawl.response.ts'
 import { CseResponse } from '../src/features/customsearch/cse.response.ts'
@@ -276,5 +278,22 @@ describe('batches and monitors answer with their documented schema', () => {
     expect(runs.runs[0].status).toBe('ok')
     await expectShape(await send('POST', `${path}/run`), MonitorResponse, 202)
     await expectShape(await send('DELETE', path), MonitorDeleted)
+  })
+})
+
+describe('compatible shapes answer with their documented schema', () => {
+  test('/compat/tavily: search, extract, map and usage', async () => {
+    const found = await expectShape(await post('/compat/tavily/search', { query: 'coffee', include_usage: true }), TavilySearchResponse)
+    expect(found.results.length).toBeGreaterThan(0)
+    await expectShape(await post('/compat/tavily/extract', { urls: [`${site.url}/article/ars`, `${site.url}/missing`] }), TavilyExtractResponse)
+    await expectShape(await post('/compat/tavily/map', { url: `${crawlSite.url}/` }), TavilyMapResponse)
+    await expectShape(await get('/compat/tavily/usage'), TavilyUsageResponse)
+  })
+
+  test('/compat/searxng/search, format=json: web, news and images', async () => {
+    for (const query of ['q=coffee', 'q=ai+regulation&categories=news', 'q=green+capital+energy&categories=images']) {
+      const body = await expectShape(await get(`/compat/searxng/search?format=json&${query}`), SearxngResponse)
+      expect(body.results.length).toBeGreaterThan(0)
+    }
   })
 })
