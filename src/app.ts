@@ -112,14 +112,17 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onSend', async (_req, reply) => {
+  // The hooks every request runs take callbacks: an async hook costs a promise and a microtask each.
+  app.addHook('onSend', (_req, reply, _payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done()
   })
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     req.startedAt = performance.now()
     reply.header('x-request-id', req.id)
-    if (closing) throw new ApiError('unavailable', 'the server is restarting; retry in a few seconds', { retryAfterSeconds: 5 })
-    if (!req.headers.host && req.raw.httpVersion === '1.1') throw new ApiError('invalid_request', 'HTTP/1.1 requests must send a Host header')
+    if (closing) return done(new ApiError('unavailable', 'the server is restarting; retry in a few seconds', { retryAfterSeconds: 5 }))
+    if (!req.headers.host && req.raw.httpVersion === '1.1') return done(new ApiError('invalid_request', 'HTTP/1.1 requests must send a Host header'))
+    done()
   })
   // Lines logged while serving a request name it, whichever logger writes them (services log with
   // the app's logger): entered once the body is read, since body stream callbacks would drop it.
@@ -131,9 +134,11 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     })
   }
   app.addHook('preHandler', async (req) => {
-    const mode = req.routeOptions.config?.auth
+    // Fastify builds req.routeOptions anew on each read.
+    const route = req.routeOptions.config
+    const mode = route?.auth
     if (mode === 'key' || mode === 'key-free') {
-      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: req.routeOptions.config.keyParam, from: req.routeOptions.config.keyFrom }))
+      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: route.keyParam, from: route.keyFrom }))
       if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
     } else if (mode === 'admin') {
       const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]

@@ -18,8 +18,12 @@ const SECRET_TEXT: [RegExp, string][] = [
   [/([?&;](?:api(?:_|%5f)?key|key|token|secret|password)=)(?:[^&#\s"\\]|\\.)*/gi, `$1${CENSOR}`],
 ]
 
+/** Whether any of SECRET_TEXT can match: one scan of a line instead of three, for the lines without any. */
+const MAY_HOLD_SECRET = /trawl(?:_|%5f)live|whsec_|[?&;](?:api(?:_|%5f)?key|key|token|secret|password)=/i
+
 /** Replaces API keys, webhook secrets and credential query parameters in `text`. */
 export function redactSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text
   let out = text
   for (const [pattern, replacement] of SECRET_TEXT) out = out.replace(pattern, replacement)
   return out

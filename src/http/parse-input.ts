@@ -150,15 +150,22 @@ function describeIssue(
  * Iterative, since a body may nest arrays thousands deep.
  */
 function loneSurrogateAt(input: unknown): string | undefined {
-  const stack: [unknown, string][] = [[input, '']]
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const [value, param] = next
-    if (typeof value === 'string' && /\p{Cs}/u.test(value)) return param
+  // Pairs of (value, the parameter it is in), flat: every request runs this, so no tuple per value.
+  const stack: unknown[] = [input, '']
+  while (stack.length > 0) {
+    const param = stack.pop() as string
+    const value = stack.pop()
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return param
+      continue
+    }
     if (value === null || typeof value !== 'object') continue
-    for (const [key, item] of Object.entries(value)) stack.push([key, param], [item, param || key])
+    for (const key of Object.keys(value)) stack.push(key, param, (value as Record<string, unknown>)[key], param || key)
   }
   return undefined
 }
+
+const LONE_SURROGATE = /\p{Cs}/u
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`)
 const typeName = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : article(typeof value))

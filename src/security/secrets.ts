@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { createHash, hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 
 export const KEY_PREFIX = 'trawl_live_'
@@ -24,7 +24,8 @@ export function newWebhookSecret() {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  // One-shot: no Hash object (an API key is hashed on every request).
+  return hash('sha256', text, 'hex')
 }
 
 /** Constant-time equality of two strings of any length (compares their digests). */
