@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../test/support/free-port.ts'
@@ -62,9 +62,14 @@ export const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 
   .split(' ')
   .filter((arg) => arg.startsWith('--'))
 
-/** Starts the server with `env` on top of a bench configuration; BENCH_NODE_ARGS adds node flags (e.g. --cpu-prof). */
-export async function startTrawlProcess(env: Record<string, string> = {}): Promise<TrawlProcess> {
+/**
+ * Starts the server with `env` on top of a bench configuration; BENCH_NODE_ARGS adds node flags (e.g. --cpu-prof).
+ * `logToFile`: the server's stdout (its log lines) goes to a file in its temp dir, as a deployment's
+ * log would, instead of through a pipe the bench reads (which would cost the bench's CPU per line).
+ */
+export async function startTrawlProcess(env: Record<string, string> = {}, opts: { logToFile?: boolean } = {}): Promise<TrawlProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-'))
+  const logFd = opts.logToFile ? openSync(join(dir, 'stdout.log'), 'w') : null
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   let output = ''
@@ -81,13 +86,14 @@ export async function startTrawlProcess(env: Record<string, string> = {}): Promi
       TRAWL_LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
   })
-  child.stdout!.on('data', (d) => (output = (output + d).slice(-4000)))
+  if (logFd !== null) closeSync(logFd)
+  child.stdout?.on('data', (d) => (output = (output + d).slice(-4000)))
   child.stderr!.on('data', (d) => (output = (output + d).slice(-4000)))
   // BENCH_SERVER_OUTPUT=<file>: keep all the server printed (e.g. with BENCH_NODE_ARGS=--trace-gc).
   const keep = process.env.BENCH_SERVER_OUTPUT ? createWriteStream(process.env.BENCH_SERVER_OUTPUT, { flags: 'a' }) : null
-  if (keep) for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (d) => keep.write(d))
+  if (keep) for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d) => keep.write(d))
   const close = async () => {
     const exited = new Promise((r) => child.once('exit', r))
     child.kill('SIGTERM')
