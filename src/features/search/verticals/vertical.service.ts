@@ -7,7 +7,6 @@ import {
   liveMeta,
   lookupTicket,
   payForCached,
-  priceAsServed,
   REALTIME,
   readCachedAnswer,
 } from '../../../billing/billed-lookup.ts'
