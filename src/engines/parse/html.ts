@@ -3,8 +3,9 @@
  * <script> and <style>: no reader looks inside them, yet a tree builder spends most of its time
  * scanning them. `dropRawText` empties them with native string searches before the tree is built.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import { buildDocument } from '../../text/html-tree.ts'
+import { loadCheerio } from './cheerio-load.ts'
 
 enum C {
   Tab = 9,
@@ -305,7 +306,7 @@ function endOfOpenTag(html: string, from: number, trim?: Trim): number {
  */
 export function loadPage(html: string, opts: DropOptions = {}): cheerio.CheerioAPI {
   // cheerio takes a built document as it is (what cheerio.load(string) would build, with these options).
-  return cheerio.load(buildDocument(dropRawText(html, opts)), LOAD_OPTIONS)
+  return loadCheerio(buildDocument(dropRawText(html, opts)), LOAD_OPTIONS)
 }
 
 const LOAD_OPTIONS = { xml: { xmlMode: false, decodeEntities: true } }

@@ -1,5 +1,5 @@
 /** Small readers shared by the provider parsers: untyped JSON access, text clean-up, result URLs and dates. */
-import * as cheerio from 'cheerio'
+import { loadCheerio } from './cheerio-load.ts'
 
 export type Json = Record<string, unknown>
 
@@ -94,7 +94,7 @@ export function plain(v: unknown): string {
   const s = str(v)
   if (!s) return ''
   if (!/[<&]/.test(s)) return collapse(s)
-  return collapse(cheerio.load(s, null, false).root().text())
+  return collapse(loadCheerio(s, null, false).root().text())
 }
 
 /**

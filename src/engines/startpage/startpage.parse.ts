@@ -4,8 +4,9 @@
  * web results are the `web-google` block of `regions.mainline`. The server-rendered markup
  * (`.w-gl .result`, older pages `.w-gl__result`) is the fallback.
  */
-import * as cheerio from 'cheerio'
+
 import type { OrganicResult, ParsedSearchPage, Sitelink } from '../engine.types.ts'
+import { loadCheerio } from '../parse/cheerio-load.ts'
 import { readJsLiteralAfter } from '../parse/js-literal.ts'
 import { arr, collapse, domainOf, httpUrl, type Json, obj, plain, splitDate, str } from '../parse/text.ts'
 
@@ -68,7 +69,7 @@ function dataResult(item: Json | undefined, position: number): OrganicResult | u
 }
 
 export function parseStartpageHtml(html: string): ParsedSearchPage {
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const blocks = $('.w-gl .result, .w-gl__result').toArray()
   const results: OrganicResult[] = []
   for (const el of blocks) {

@@ -4,9 +4,10 @@
  * region, safe search and page size also ride in the `preferences` cookie its settings page sets
  * (`key EEE value` pairs joined by `N1N`).
  */
-import * as cheerio from 'cheerio'
+
 import { acceptLanguage } from '../accept-language.ts'
 import type { SearchRequest } from '../engine.types.ts'
+import { loadCheerio } from '../parse/cheerio-load.ts'
 
 export const STARTPAGE_HOME = 'https://www.startpage.com/'
 export const STARTPAGE_SEARCH = 'https://www.startpage.com/sp/search'
@@ -137,7 +138,7 @@ export function startpageHomeRequest(language: string): { url: string; headers: 
 
 /** The `sc` code of the home page's search form, or undefined when the page has none. */
 export function readScCode(html: string): string | undefined {
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const input = $('form#search input[name="sc"]').first().attr('value') ?? $('input[name="sc"]').first().attr('value')
   return input?.trim() || undefined
 }

@@ -6,8 +6,9 @@
  * summary reads as its one article, and MediaWiki's Special:Search HTML is read by
  * wikipedia-html.parse.ts, so every Wikimedia answer shape we know is recognised.
  */
-import * as cheerio from 'cheerio'
+
 import type { OrganicResult, ParsedSearchPage } from '../engine.types.ts'
+import { loadCheerio } from '../parse/cheerio-load.ts'
 import { qualityOf } from '../parse/quality.ts'
 import { domainOf, httpUrl } from '../parse/text.ts'
 import { wikiHost } from './wikipedia.request.ts'
@@ -127,7 +128,7 @@ export function articleUrl(origin: string, title: string): string {
 /** Text of an HTML fragment (match snippets wrap hits in `<span class="searchmatch">`). */
 export function htmlText(html: string): string {
   if (!html) return ''
-  return clean(cheerio.load(html, null, false).root().text())
+  return clean(loadCheerio(html, null, false).root().text())
 }
 
 function parseJson(body: string): unknown {

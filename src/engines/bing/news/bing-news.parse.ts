@@ -3,16 +3,17 @@
  * `/news/apiclick.aspx?…&url=<article>` redirect, plus Bing's `News:Source` (publisher) and
  * `News:Image` (a bing.com thumbnail) elements.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { NewsResult, VerticalPage } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf, httpUrl, isRssFeed } from '../../parse/text.ts'
 import { bingText, unwrapBingLink } from '../bing.util.ts'
 
 export function parseBingNews(xml: string): VerticalPage<NewsResult> {
   if (!xml || !isRssFeed(xml)) return { results: [], parse_quality: 'empty' }
-  const $ = cheerio.load(xml, { xml: true })
+  const $ = loadCheerio(xml, { xml: true })
   const results: NewsResult[] = []
   let failed = 0
   for (const item of $('channel > item').toArray()) {
@@ -52,5 +53,5 @@ const localName = (name: string) => (name.split(':').pop() ?? name).toLowerCase(
 /** Descriptions are plain text that may carry HTML entities or tags; only the text is kept. */
 function textOfHtml(s: string): string {
   if (!/[<&]/.test(s)) return bingText(s)
-  return bingText(cheerio.load(s, null, false).root().text())
+  return bingText(loadCheerio(s, null, false).root().text())
 }

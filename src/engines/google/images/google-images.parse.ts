@@ -4,9 +4,10 @@
  * redirects. The full-size image URL and its size appear only when cards link through `/imgres?`
  * (imgurl, imgrefurl, w, h); otherwise the thumbnail is the only image URL the page holds.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { ImageResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf, httpUrl, normText } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
@@ -32,7 +33,7 @@ export function parseGoogleImages(html: string, req?: VerticalRequest): Vertical
 /** Every image card of a Google Images page, in page order. A block page yields none. */
 export function parseImageGrid(html: string): ImageGrid {
   if (!html || detectGoogleBlockInHtml(html)) return { results: [], failed: 0 }
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const thumbs = new Map<Element, Target>()
   for (const img of $('img[src]').toArray()) {
     const anchor = $(img).closest('a[href]')[0] as Element | undefined

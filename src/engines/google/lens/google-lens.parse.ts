@@ -20,9 +20,9 @@
  * Anything else (a consent wall, the CAPTCHA, a script-only shell) yields no matches.
  */
 import type { CheerioAPI } from 'cheerio'
-import * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { LensResult, ParseQuality, VerticalPage } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { domainOf, normText } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
 import { compact, isElement, isGoogleInternal, resultUrl, textOf } from '../google-dom.util.ts'
@@ -49,7 +49,7 @@ const LENS_PAGE = /[?&;](vsrid|lns_mode|lns_surface)=/
 /** Parses one Lens results page. */
 export function parseGoogleLens(html: string): VerticalPage<LensResult> {
   if (!html || detectGoogleBlockInHtml(html) || isLensScriptShell(html)) return { results: [], parse_quality: 'empty' }
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const thumbs = imageMap(html)
   const cards = readCards($, $(CARD).toArray() as Element[], thumbs, 'ok')
   let read = cards

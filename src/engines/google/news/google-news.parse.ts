@@ -4,9 +4,10 @@
  * and a description that is Google's own HTML (the headline as a link plus the publisher, or a
  * list of related headlines), escaped inside the XML.
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { NewsResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf, httpUrl, isRssFeed, normText } from '../../parse/text.ts'
 import { compact } from '../google-dom.util.ts'
@@ -29,7 +30,7 @@ export function parseGoogleNews(xml: string, req?: VerticalRequest): VerticalPag
 /** Every item of the feed in feed order, positions from 1, and how many items lacked a title or link. */
 export function parseNewsFeed(xml: string): { results: NewsResult[]; failed: number } {
   if (!xml || !isRssFeed(xml)) return { results: [], failed: 0 }
-  const $ = cheerio.load(xml, { xml: true })
+  const $ = loadCheerio(xml, { xml: true })
   const results: NewsResult[] = []
   let failed = 0
   for (const item of $('channel > item').toArray()) {
@@ -97,7 +98,7 @@ interface Description {
 
 function descriptionOf(html: string): Description {
   if (!html.trim()) return { snippetBeyond: () => undefined }
-  const $ = cheerio.load(html, null, false)
+  const $ = loadCheerio(html, null, false)
   const headline = normText($('a').first().text()) || undefined
   const publisher = normText($('font').first().text()) || undefined
   const image = httpUrl($('img[src]').first().attr('src')?.trim())

@@ -5,9 +5,9 @@
  */
 
 import type { Cheerio, CheerioAPI } from 'cheerio'
-import * as cheerio from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { ScholarResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf, normText } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
@@ -23,7 +23,7 @@ const TYPE_LABELS = '.gs_ctc, .gs_ctu, .gs_ctg2, .gs_ct1, .gs_ct2'
  */
 export function parseGoogleScholar(html: string, req?: Pick<VerticalRequest, 'page' | 'num'>): VerticalPage<ScholarResult> {
   if (!html || scholarBlockReason(200, html) || detectGoogleBlockInHtml(html)) return { results: [], parse_quality: 'empty' }
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const offset = ((req?.page ?? 1) - 1) * (req?.num ?? 10)
 
   const results: ScholarResult[] = []

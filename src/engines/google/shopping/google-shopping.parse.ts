@@ -13,9 +13,9 @@
  * the first place to look, so a renamed class costs a fallback, not the field.
  */
 import type { CheerioAPI } from 'cheerio'
-import * as cheerio from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import type { ShoppingResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { normText } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
 import { compact, isElement, parseRating, parseRatingCount, textOf, unwrapGoogleUrl } from '../google-dom.util.ts'
@@ -47,7 +47,7 @@ const COUNT_WORDS = /(\d[\d.,\s\u00a0\u202f]*[kKmM]?)\+?\s*(?:product\s+)?(?:rev
 /** Parses one Shopping page. Block, consent and script-only pages yield no products. */
 export function parseGoogleShopping(html: string, req: ShoppingParseRequest = {}): VerticalPage<ShoppingResult> {
   if (!html || detectGoogleBlockInHtml(html) || isScriptShell(html)) return { results: [], parse_quality: 'empty' }
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const listings = outermost(
     $(`${LISTING_CARDS}, [data-docid]`)
       .toArray()

@@ -3,9 +3,10 @@
  * with a thumbnail and a text block; the basic layout prints "date · snippet" and then labelled
  * lines ("Duration: 2:09", "Posted: Nov 27, 2021"), the JS layout prints "YouTube · Channel".
  */
-import * as cheerio from 'cheerio'
+import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { VerticalPage, VerticalRequest, VideoResult } from '../../engine.types.ts'
+import { loadCheerio } from '../../parse/cheerio-load.ts'
 import { qualityOf } from '../../parse/quality.ts'
 import { domainOf } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
@@ -23,7 +24,7 @@ export function parseGoogleVideos(html: string, req?: VerticalRequest): Vertical
 /** Every video result on the page, positions from 1, and how many titled links could not be read. */
 export function parseVideoResults(html: string): { results: VideoResult[]; failed: number } {
   if (!html || detectGoogleBlockInHtml(html)) return { results: [], failed: 0 }
-  const $ = cheerio.load(html)
+  const $ = loadCheerio(html)
   const root = ($('#main')[0] ?? $('body')[0] ?? $.root()[0]) as Element
 
   const anchors: { anchor: Element; heading: Element; link: string }[] = []
