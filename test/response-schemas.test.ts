@@ -176,9 +176,11 @@ describe('search verticals answer with their documented schema', () => {
     expect(body.results.length).toBeGreaterThan(0)
   })
 
-  test('/v1/rank', async () => {
-    const body = await expectShape(await post('/v1/rank', { q: 'coffee', domain: 'starbucks.com' }), RankResponse)
+  test('/v1/rank: live, and replayed from the cache', async () => {
+    const body = await expectShape(await post('/v1/rank', { q: 'coffee', domain: 'starbucks.com', max_age: 600 }), RankResponse)
     expect(body.position).toBeGreaterThan(0)
+    const cached = await expectShape(await post('/v1/rank', { q: 'coffee', domain: 'starbucks.com', max_age: 600 }), RankResponse)
+    expect(cached.meta.cached).toBe(true)
   })
 
   test('/customsearch/v1, web and image results', async () => {

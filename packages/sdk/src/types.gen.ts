@@ -641,9 +641,7 @@ export interface components {
         }[];
       /** @description organic results inspected */
       checked: number;
-      meta: {
-        [key: string]: unknown;
-      };
+      meta: components["schemas"]["SearchMeta"];
     };
     ContextResponse: {
       /** @description the normalised request, defaults filled in */

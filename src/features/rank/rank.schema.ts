@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import * as p from '../../params/search.params.ts'
+import { SearchMeta } from '../search/search.response.ts'
 
 /** The domain to look for: a host name, or a URL whose host is taken; `www.` is folded away. */
 const domain = z
@@ -51,7 +52,7 @@ export const RankResponse = z.object({
   position: z.number().int().nullable().describe('best organic position; null when not in the checked results'),
   matches: z.array(z.object({ position: z.number().int(), title: z.string(), link: z.string() })),
   checked: z.number().int().describe('organic results inspected'),
-  meta: z.record(z.string(), z.unknown()),
+  meta: SearchMeta,
 })
 
 export type RankResponse = z.infer<typeof RankResponse>

@@ -1,6 +1,7 @@
 import {
   cacheAnswer,
   holdCredits,
+  type LookupBody,
   type LookupDeps,
   type LookupOutcome,
   liveMeta,
@@ -33,8 +34,11 @@ export interface RankRequest {
   device: 'desktop' | 'mobile'
 }
 
-/** The /v1/rank body (RankResponse), its `request` typed as the normalised request it echoes. */
-export type RankBody = Omit<RankResponse, 'request'> & { request: RankRequest }
+/**
+ * The /v1/rank body (RankResponse), its `request` typed as the normalised request it echoes and its
+ * `meta` the record every billed lookup builds (billed-lookup.ts).
+ */
+export type RankBody = Omit<RankResponse, 'request' | 'meta'> & { request: RankRequest; meta: LookupBody['meta'] }
 
 export function normaliseRank(p: RankParams, auth: AuthContext): RankRequest {
   const req: RankRequest = {
