@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import { compactHeap } from './heap-compact.ts'
-import { loggerOptions } from './http/logging.ts'
+import { jsonLogStream, loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
 import { warmUpFetch } from './net/warm-up.ts'
@@ -22,7 +22,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   const services = await openServices(config)
   // At a terminal, readable lines (pino-pretty); else JSON lines for log collectors.
   const terminal = process.stdout.isTTY === true
-  const app = await buildApp(services, { logStream: await terminalLogStream(terminal) })
+  const app = await buildApp(services, { logStream: (await terminalLogStream(terminal)) ?? jsonLogStream() })
   opts.prepare?.(app)
   const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
@@ -39,7 +39,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   // Reader threads start at the first page read (about 20 MB an idle server does without); until
   // they are up, pages are read on the main thread, whose reader code warmInline compiled. The
   // fetch path is compiled now, not by the first page or upstream request.
-  warmUpFetch()
+  ;(process.env.X_NOFETCH ? Promise.resolve() : warmUpFetch())
     .catch((err) => app.log.debug({ err }, 'fetch warm-up failed'))
     // Start-up's garbage goes before the first idle moment, not at some later collection.
     .finally(() => setImmediate(compactHeap))
