@@ -37,12 +37,11 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   if (opts.banner) process.stdout.write(`${opts.banner(url)}\n`)
   else if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
   // Reader threads start at the first page read (about 20 MB an idle server does without); until
-  // they are up, pages are read on the main thread, whose reader code warmInline compiled. The
-  // fetch path is compiled now, not by the first page or upstream request.
-  ;(process.env.X_NOFETCH ? Promise.resolve() : warmUpFetch())
-    .catch((err) => app.log.debug({ err }, 'fetch warm-up failed'))
-    // Start-up's garbage goes before the first idle moment, not at some later collection.
-    .finally(() => setImmediate(compactHeap))
+  // they are up, pages are read on the main thread, whose reader code warmInline compiled. undici
+  // too loads at the first fetch (`trawl worker` warms it at start): the first page or upstream
+  // request of a process pays about 15 ms for it, which an idle server's 6 MB would otherwise buy.
+  // Start-up's garbage goes once the workers' first polls are done, not at some later collection.
+  setTimeout(compactHeap, 1000).unref()
   app.log.info(
     `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
   )

@@ -1,10 +1,11 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP } from 'node:net'
 import zlib from 'node:zlib'
-import { Agent, buildConnector, type Dispatcher, ProxyAgent, request } from 'undici'
+import type { Agent, buildConnector, Dispatcher } from 'undici'
 import { ApiError } from '../errors.ts'
 import { type AddressPolicy, allowAll, BlockedAddressError, PRIVATE_ADDRESS_MESSAGE, publicOnly, stripBrackets } from './address-policy.ts'
 import { type ContentKind, decodeText, sniffContentKind } from './body-decode.ts'
+import { undici } from './undici.ts'
 
 export interface SafeFetchOptions {
   allowPrivateNetwork: boolean
@@ -67,7 +68,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308])
  * Every redirect hop is a new connection and passes through here again.
  */
 function guardedConnector(policy: AddressPolicy, timeoutMs: number): buildConnector.connector {
-  const base = buildConnector({ timeout: Math.min(timeoutMs, 30_000) })
+  const base = undici().buildConnector({ timeout: Math.min(timeoutMs, 30_000) })
   return (opts, callback) => {
     const host = stripBrackets(opts.hostname)
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80)
@@ -95,7 +96,7 @@ const agents = new Map<AddressPolicy, Agent>()
 function agentFor(policy: AddressPolicy, timeoutMs: number): Agent {
   let agent = agents.get(policy)
   if (!agent) {
-    agent = new Agent({ connect: guardedConnector(policy, timeoutMs), connections: 64 })
+    agent = new (undici().Agent)({ connect: guardedConnector(policy, timeoutMs), connections: 64 })
     if (policy === publicOnly || policy === allowAll) agents.set(policy, agent)
   }
   return agent
@@ -269,13 +270,13 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
   const policy = opts.addressPolicy ?? (opts.allowPrivateNetwork ? allowAll : publicOnly)
   const deadline = AbortSignal.timeout(opts.timeoutMs)
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline
-  const proxy = opts.proxyUrl ? new ProxyAgent({ uri: opts.proxyUrl }) : undefined
+  const proxy = opts.proxyUrl ? new (undici().ProxyAgent)({ uri: opts.proxyUrl }) : undefined
   const dispatcher = proxy ?? agentFor(policy, opts.timeoutMs)
   let url = parseHttpUrl(rawUrl)
   try {
     for (let hop = 0; ; hop++) {
       if (proxy) await checkViaDns(url, policy)
-      const res = await request(url, {
+      const res = await undici().request(url, {
         method: 'GET',
         dispatcher,
         signal,

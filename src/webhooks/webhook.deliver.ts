@@ -1,6 +1,6 @@
-import { request } from 'undici'
 import type { AddressPolicy } from '../net/address-policy.ts'
 import { findBlocked, guardedDispatcher, parseHttpUrl } from '../net/safe-fetch.ts'
+import { undici } from '../net/undici.ts'
 
 export interface SendOptions {
   allowPrivateNetwork: boolean
@@ -36,7 +36,7 @@ export async function sendWebhook(rawUrl: string, headers: Record<string, string
   const deadline = AbortSignal.timeout(opts.timeoutMs)
   const { dispatcher, release } = guardedDispatcher(opts)
   try {
-    const res = await request(url, { method: 'POST', dispatcher, signal: deadline, headers, body })
+    const res = await undici().request(url, { method: 'POST', dispatcher, signal: deadline, headers, body })
     const status = res.statusCode
     const snippet = await readSnippet(res.body)
     if (status >= 200 && status < 300) return { ok: true, statusCode: status }

@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici'
+import type { Dispatcher, ProxyAgent } from 'undici'
+import { undici } from '../../net/undici.ts'
 import { ACCEPT_ENCODING, readBody } from './response-body.ts'
 import type { TransportRequest, TransportResponse, UpstreamTransport } from './upstream-transport.ts'
 
@@ -15,6 +16,7 @@ export interface UndiciTransportOptions {
  */
 export function createUndiciTransport(options: UndiciTransportOptions = {}): UpstreamTransport {
   const tls = options.insecureTls ? { rejectUnauthorized: false } : {}
+  const { Agent, ProxyAgent, request } = undici()
   const direct = new Agent({ connect: { timeout: 10_000, ...tls } })
   const proxyAgents = new Map<string, ProxyAgent>()
 

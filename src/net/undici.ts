@@ -1,0 +1,16 @@
+import { createRequire } from 'node:module'
+import { srcFile } from '../paths.ts'
+
+type Undici = typeof import('undici')
+let undiciModule: Undici | undefined
+
+/**
+ * undici, required at the first page fetch, upstream request or webhook delivery rather than at
+ * start: loading it also loads the copy of undici inside Node (its cookie helpers look up the
+ * global `Headers`), about 6 MB of heap an idle server does without (docs/performance.md). A
+ * static import would not do: the bundle hoists a package's static imports to its start.
+ */
+export function undici(): Undici {
+  undiciModule ??= createRequire(srcFile('net/'))('undici') as Undici
+  return undiciModule
+}
