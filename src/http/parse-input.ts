@@ -19,7 +19,14 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
   let input: unknown
   // HEAD is GET without the body (Fastify answers it from the GET route).
   if (req.method === 'GET' || req.method === 'HEAD') {
+    const queryString = req.url.slice(req.url.indexOf('?') + 1 || req.url.length)
+    const memo = memoOf(schema, opts.ignore)
+    const known = memo.get(queryString)
+    if (known) return copyFlat(known) as z.infer<S>
     input = coerceQuery(schema, req.query as Record<string, string | string[]>, opts.ignore ?? [])
+    const parsed = parseWith(schema, input, opts.explainUnknown)
+    remember(memo, queryString, parsed)
+    return parsed
   } else {
     if (isPublicApi(req)) refuseQueryParameters(req)
     input = bodyObject(req.body, sentBody(req))
@@ -28,6 +35,57 @@ export function parseInput<S extends z.ZodObject>(schema: S, req: FastifyRequest
     if (opts.ignore?.length) input = omit(input as Record<string, unknown>, opts.ignore)
   }
   return parseWith(schema, input, opts.explainUnknown)
+}
+
+/**
+ * GET parameters parsed before, by query string: the same query string always parses to the same
+ * parameters (validation is a pure function of it), and clients repeat their queries. Only
+ * successes are kept, never a query string with a credential in it, only flat ones (values that are scalars or lists of scalars), only for short
+ * query strings, and each caller gets its own copy.
+ */
+// A query string carrying a credential (?api_key=, ?key=) is not kept: no secret in a long-lived map.
+const CREDENTIAL = /key|token|secret|password/i
+const memos = new WeakMap<z.ZodObject, Map<string, Map<string, Record<string, unknown>>>>()
+const MEMO_ENTRIES = 1000
+const MEMO_QUERY_CHARS = 512
+
+function memoOf(schema: z.ZodObject, ignore: string[] | undefined) {
+  let bySchema = memos.get(schema)
+  if (!bySchema) {
+    bySchema = new Map()
+    memos.set(schema, bySchema)
+  }
+  const ignored = ignore?.join(',') ?? ''
+  let memo = bySchema.get(ignored)
+  if (!memo) {
+    memo = new Map()
+    bySchema.set(ignored, memo)
+  }
+  return memo
+}
+
+function remember(memo: Map<string, Record<string, unknown>>, queryString: string, parsed: unknown) {
+  if (queryString.length > MEMO_QUERY_CHARS || CREDENTIAL.test(queryString) || !isFlat(parsed)) return
+  if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string)
+  memo.set(queryString, copyFlat(parsed))
+}
+
+const isScalar = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function')
+
+function isFlat(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return false
+  return Object.values(value).every((v) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)))
+}
+
+function copyFlat(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const v = value[key]
+    out[key] = Array.isArray(v) ? v.slice() : v
+  }
+  return out
 }
 
 /**
