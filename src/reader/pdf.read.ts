@@ -1,4 +1,4 @@
-import { extractTextItems, getDocumentProxy, getMeta } from 'unpdf'
+import type { extractTextItems } from 'unpdf'
 import { ApiError } from '../errors.ts'
 import { isBlankBody } from '../net/body-decode.ts'
 import { toIsoDate } from './metadata.extract.ts'
@@ -90,10 +90,14 @@ function layout(pages: Line[][], headings: boolean): string {
   return out.join('\n\n')
 }
 
+/** unpdf (and pdf.js through it) loads at the first PDF read: an idle server does without it. */
+const unpdf = () => import('unpdf')
+
 /** PDF -> Markdown and text through unpdf (pdf.js), with the document's own title and dates. */
 export async function readPdf(body: Buffer): Promise<PdfRead> {
   // Nothing to read is an empty page (the reader reports it as such), as for an empty HTML page.
   if (isBlankBody(body)) return { title: null, publishedAt: null, metadata: {}, markdown: '', text: '' }
+  const { extractTextItems, getDocumentProxy, getMeta } = await unpdf()
   // A header after a banner is fine as it is: pdf.js finds it in the first 1024 bytes itself.
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>
   try {

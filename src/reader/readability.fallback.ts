@@ -1,14 +1,19 @@
 import { createRequire } from 'node:module'
-import { Readability } from '@mozilla/readability'
 import type { AnyNode } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
 import { srcFile } from '../paths.ts'
 
-// linkedom (about 14 MB resident) is loaded the first time a page needs this fallback: most never do.
+// linkedom (about 14 MB resident) and Readability are loaded the first time a page needs this
+// fallback: most never do.
 let linkedom: typeof import('linkedom') | undefined
+let readability: typeof import('@mozilla/readability') | undefined
 const parseHTML = (html: string) => {
   linkedom ??= createRequire(srcFile('reader/'))('linkedom') as typeof import('linkedom')
   return linkedom.parseHTML(html)
+}
+const readabilityClass = () => {
+  readability ??= createRequire(srcFile('reader/'))('@mozilla/readability') as typeof import('@mozilla/readability')
+  return readability.Readability
 }
 
 /**
@@ -22,7 +27,7 @@ export function readabilityNodes(html: string, baseUrl: string): { nodes: AnyNod
   const withBase = /<head(\s[^>]*)?>/i.test(html) ? html.replace(/<head(\s[^>]*)?>/i, (m) => `${m}${base}`) : `${base}${html}`
   try {
     const { document } = parseHTML(withBase)
-    const article = new Readability(document as unknown as Document, { keepClasses: true, charThreshold: 300 }).parse()
+    const article = new (readabilityClass())(document as unknown as Document, { keepClasses: true, charThreshold: 300 }).parse()
     if (!article?.content) return null
     return { nodes: parseDocument(article.content).children, textLength: article.length ?? 0 }
   } catch {
