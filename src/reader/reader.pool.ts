@@ -7,12 +7,12 @@ import type { ThreadAnswer } from './reader.worker.ts'
 
 /**
  * Page reading (parse, extract, Markdown, links) on worker threads, so that every core reads and
- * the event loop stays free for fetches and requests. The pool starts at its first task, or when
- * `serve` starts it after listening, and stops with the services; until its threads have loaded
- * the reader and read a warm-up page (under a second), pages are read on the main thread rather
- * than wait. When it is full (more than 8 tasks waiting per thread) or a
- * thread fails, the page is read on the main thread too: slower, never lost. `threads: 0` reads
- * there always.
+ * the event loop stays free for fetches and requests. The pool starts at its first task (`trawl
+ * worker` starts it at once, `serve` at the first page read: docs/crawl.md) and stops with the
+ * services; until its threads have loaded the reader and read a warm-up page (under a second),
+ * pages are read on the main thread rather than wait. When it is full (more than 8 tasks waiting
+ * per thread) or a thread fails, the page is read on the main thread too: slower, never lost.
+ * `threads: 0` reads there always.
  */
 export interface ReaderPool {
   read(task: PageReadTask): Promise<PageContent>
