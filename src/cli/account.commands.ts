@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline'
 import type { AccountResponse as Account } from '../features/accounts/account.response.ts'
 import type { EngineStatus as Engine } from '../features/engines/engines.response.ts'
 import { callApi } from './client.ts'
@@ -34,6 +33,8 @@ async function keyToSave(values: Parsed['values']): Promise<string> {
 }
 
 function promptHidden(question: string): Promise<string> {
+  // Looked up here: the server, bundled with the CLI, never prompts (docs/performance.md).
+  const { createInterface } = process.getBuiltinModule('node:readline')
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true })
   const muted = rl as unknown as { _writeToOutput: (s: string) => void }
   muted._writeToOutput = (s: string) => {

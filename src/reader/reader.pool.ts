@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module'
 import type { FastifyBaseLogger } from 'fastify'
-import { Piscina } from 'piscina'
+import type { Piscina } from 'piscina'
 import { ApiError, type ErrorCode } from '../errors.ts'
-import { readerWorkerFile } from '../paths.ts'
+import { readerWorkerFile, srcFile } from '../paths.ts'
 import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
 import type { ThreadAnswer } from './reader.worker.ts'
 
@@ -97,7 +98,9 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
 
   const start = () => {
     if (pool) return pool
-    pool = new Piscina({
+    // Required here, not imported: a server that reads no page does without it.
+    const { Piscina: Pool } = createRequire(srcFile('reader/'))('piscina') as typeof import('piscina')
+    pool = new Pool({
       filename: readerWorkerFile().href,
       minThreads: threads,
       maxThreads: threads,
