@@ -22,7 +22,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   const services = await openServices(config)
   // At a terminal, readable lines (pino-pretty); else JSON lines for log collectors.
   const terminal = process.stdout.isTTY === true
-  const app = await buildApp(services, { logStream: (await terminalLogStream(terminal)) ?? jsonLogStream() })
+  const logStream = (await terminalLogStream(terminal)) ?? jsonLogStream()
+  const app = await buildApp(services, { logStream })
   opts.prepare?.(app)
   const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
@@ -33,6 +34,8 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   // The reader's code is compiled before the first request, not while the first pages wait (30 ms).
   await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
   const url = await app.listen({ host: config.host, port: config.port })
+  // The lines logged while starting come before the banner, not after it (they wait in the log's buffer).
+  ;(logStream as { flushSync?: () => void }).flushSync?.()
   // Under `serve --processes N` only the first process shows it.
   if (opts.banner) process.stdout.write(`${opts.banner(url)}\n`)
   else if (terminal && (!cluster.isWorker || cluster.worker?.id === 1)) process.stdout.write(`${startupBanner(config, url)}\n`)
