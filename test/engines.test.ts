@@ -73,9 +73,15 @@ function answer(req: IncomingMessage, res: ServerResponse) {
 let trawl: Trawl
 let upstream: FakeUpstream
 let key: string
+/**
+ * Long enough that a loaded machine still asks within it after the last refusal, short enough to
+ * wait out between tests.
+ */
+const COOLDOWN_MS = 1000
+
 beforeAll(async () => {
   upstream = await fakeUpstream(answer)
-  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '600', TRAWL_ENGINE_COOLDOWN_MS: '300' })
+  trawl = await startTrawl({ TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_UPSTREAM_TIMEOUT_MS: '600', TRAWL_ENGINE_COOLDOWN_MS: String(COOLDOWN_MS) })
   key = (await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 1000 })).key
 })
 afterAll(async () => {
@@ -86,7 +92,7 @@ beforeEach(async () => {
   modes.clear()
   hits.length = 0
   // Each test starts from healthy engines: wait out any cool-down the last one left.
-  await new Promise((r) => setTimeout(r, 320))
+  await new Promise((r) => setTimeout(r, COOLDOWN_MS + 20))
 })
 
 const get = (path: string, k = key) => fetch(`${trawl.base}${path}`, { headers: { authorization: `Bearer ${k}` } })
@@ -314,7 +320,7 @@ describe('health and drift', () => {
     expect(google.layouts[0]).toMatchObject({ layout: 'search', state: 'drifting' })
     expect(google.layouts[0].unreadable_rate).toBeGreaterThan(0.5)
     // Drift never fails readiness: 200, `degraded` while every route of the primary is still cooling
-    // down (a 300 ms cool-down here, so either; test/engines-check.test.ts pins `degraded`).
+    // down (a short cool-down here, so either; test/engines-check.test.ts pins `degraded`).
     const healthz = await fetch(`${trawl.base}/healthz`)
     expect(healthz.status).toBe(200)
     const health = await healthz.json()
@@ -327,7 +333,7 @@ describe('health and drift', () => {
     expect(hits).not.toContain('google')
 
     modes.set('google', 'ok')
-    await new Promise((r) => setTimeout(r, 320))
+    await new Promise((r) => setTimeout(r, COOLDOWN_MS + 20))
     const probe = await (await get('/v1/search?q=coffee&engine=auto')).json()
     expect(probe.meta.engine).toBe('google')
     const after = await (await get('/v1/engines')).json()
