@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { launchChromium, pixelStats, skipWithoutChromium } from './support/browser.ts'
+import { checkedScreenshot, launchChromium, signInToDashboard, skipWithoutChromium } from './support/browser.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 import { startReceiver, verifyTrawlSignature } from './support/webhook-receiver.ts'
@@ -56,28 +56,8 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
   })
 
   /** A fresh browser profile at `width`, signed in as `email`, on the keys screen. */
-  async function signIn(email: string, width = 1280): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 } })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: trawl.base })
-    const page = await context.newPage()
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(`${trawl.base}/app`)
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByTestId('keys-table').waitFor()
-    return page
-  }
-
-  /** Saves a screenshot and checks it shows a rendered page, not a blank one. */
-  async function screenshot(page: Page, name: string) {
-    const png = await page.screenshot({ path: join(shots, `${name}.png`) })
-    const stats = pixelStats(png)
-    expect(stats.width).toBe(page.viewportSize()!.width)
-    expect(stats.colours).toBeGreaterThan(40)
-    expect(stats.dominantShare).toBeLessThan(0.95)
-    return stats
-  }
+  const signIn = (email: string, width = 1280) => signInToDashboard(browser, trawl.base, { email, password: PASSWORD }, { width, clipboard: true, pageErrors })
+  const screenshot = (page: Page, name: string) => checkedScreenshot(page, shots, name)
 
   const row = (page: Page, name: string) => page.getByTestId('keys-table').locator('tbody tr', { has: page.getByText(name, { exact: true }) })
   const api = (path: string, key: string, init: RequestInit = {}) =>

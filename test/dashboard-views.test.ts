@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { launchChromium, pixelStats, skipWithoutChromium } from './support/browser.ts'
+import { checkedScreenshot, launchChromium, signInToDashboard, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
@@ -52,24 +52,8 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
     else console.info(`dashboard screenshots: ${shots}`)
   })
 
-  async function signIn(width = 1280): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: width < 600 ? 844 : 900 } })
-    const page = await context.newPage()
-    page.on('pageerror', (e) => pageErrors.push(e.message))
-    await page.goto(`${trawl.base}/app`)
-    await page.getByLabel('Email').fill(owner.email)
-    await page.getByLabel('Password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByTestId('keys-table').waitFor()
-    return page
-  }
-
-  async function screenshot(page: Page, name: string) {
-    const stats = pixelStats(await page.screenshot({ path: join(shots, `${name}.png`) }))
-    expect(stats.width).toBe(page.viewportSize()!.width)
-    expect(stats.colours).toBeGreaterThan(40)
-    expect(stats.dominantShare).toBeLessThan(0.95)
-  }
+  const signIn = (width = 1280) => signInToDashboard(browser, trawl.base, { email: owner.email, password: PASSWORD }, { width, pageErrors })
+  const screenshot = (page: Page, name: string) => checkedScreenshot(page, shots, name)
 
   /** The page never scrolls sideways: whatever is wide scrolls inside its own box. */
   const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)
