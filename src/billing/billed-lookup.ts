@@ -37,7 +37,7 @@ export interface LookupOutcome<B> {
   cacheKey: string
 }
 
-export function lookupCacheKey(request: object): string {
+function lookupCacheKey(request: object): string {
   const json = JSON.stringify(request)
   let key = recentKeys.get(json)
   if (key === undefined) {
