@@ -158,7 +158,7 @@ describe('GET /metrics', () => {
     await receiver.close()
 
     // Its worker lines name the crawl, its kind and the request that created it; so do its webhook's.
-    const created = lines.find((l) => l.msg === 'incoming request' && String((l.req as { url?: string })?.url) === '/v1/crawl')
+    const created = lines.find((l) => l.msg === 'request completed' && String((l.req as { url?: string })?.url) === '/v1/crawl')
     const reqId = created?.reqId as string
     expect(reqId).toMatch(/^req_/)
     const jobLines = lines.filter((l) => l.job_id === id)
@@ -320,13 +320,16 @@ describe('structured logs', () => {
     for (const l of during) expect(l.reqId).toBe(reqId)
   })
 
-  test('a line logged through req.log does not repeat the request id', async () => {
+  test('at info a request is one line, and a line logged through req.log does not repeat the request id', async () => {
     const raw: string[] = []
     const t = await startTrawl({ TRAWL_LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => raw.push(line) } })
     try {
       expect((await fetch(`${t.base}/v1/search?q=x`)).status).toBe(401)
       const completed = raw.find((l) => l.includes('"request completed"'))
       expect(completed?.match(/"reqId"/g)).toHaveLength(1)
+      // At info, one line a request: the completed line names the request and its answer.
+      expect(JSON.parse(completed!)).toMatchObject({ req: { method: 'GET', url: '/v1/search?q=x' }, res: { statusCode: 401 } })
+      expect(raw.filter((l) => l.includes('"incoming request"'))).toEqual([])
     } finally {
       await t.close()
     }
