@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import cookie from '@fastify/cookie'
 import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -86,7 +85,6 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   // Bodies are JSON only: text/plain is a 415 like any other type, not a string body.
   app.removeContentTypeParser('text/plain')
-  await app.register(cookie)
   await app.register(cors, {
     origin: '*',
     credentials: false,
@@ -171,7 +169,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   batchRoutes(app, deps)
   monitorRoutes(app, deps)
   mcpRoutes(app, deps)
-  dashboardRoutes(app, deps)
+  await dashboardRoutes(app, deps)
   docsRoutes(app)
   return app
 }

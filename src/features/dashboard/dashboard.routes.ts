@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie'
 import type { FastifyInstance } from 'fastify'
 import type { AppDeps } from '../../services.ts'
 import { registerCsrfGuard } from './csrf.ts'
@@ -8,12 +9,19 @@ import { dashboardScreenRoutes } from './dashboard-screens.routes.ts'
 import { createLoginThrottle } from './login-throttle.ts'
 import { webhookSettingsRoutes } from './webhook-settings.routes.ts'
 
-/** Everything at {app_url}: the web app, and its API at {app_api_url} behind the Origin check. */
-export function dashboardRoutes(app: FastifyInstance, deps: AppDeps) {
-  const paths = dashboardPaths(deps.config.appUrl)
-  registerCsrfGuard(app, paths.api, paths.origin)
-  dashboardApiRoutes(app, deps, createLoginThrottle(deps))
-  webhookSettingsRoutes(app, deps)
-  dashboardScreenRoutes(app, deps)
-  dashboardAppRoutes(app, deps)
+/**
+ * Everything at {app_url}: the web app, and its API at {app_api_url} behind the Origin check. In a
+ * scope of its own, so that the cookie parser and the Origin check run for the dashboard's
+ * requests only: the API's keys are bearer tokens, and its requests skip both hooks.
+ */
+export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps) {
+  await app.register(async (scope) => {
+    await scope.register(cookie)
+    const paths = dashboardPaths(deps.config.appUrl)
+    registerCsrfGuard(scope, paths.api, paths.origin)
+    dashboardApiRoutes(scope, deps, createLoginThrottle(deps))
+    webhookSettingsRoutes(scope, deps)
+    dashboardScreenRoutes(scope, deps)
+    dashboardAppRoutes(scope, deps)
+  })
 }
