@@ -123,15 +123,24 @@ describe('group commit of debits on SQLite', () => {
   test('a piece of work that fails rolls back only its own rows and rejects only its caller', async () => {
     const { id, payer } = await payerWith(10)
     const db = trawl.services.store.db
-    // A ledger write that fails after the balance already moved: without its savepoint, the batch
-    // would commit a debit with no ledger row.
-    await sql`create trigger boom before insert on ledger when new.request_id = 'req_boom' begin select raise(abort, 'ledger write refused'); end`.execute(db)
+    // A ledger write that fails. A charge writes nothing else (it runs without a savepoint); a
+    // reserve has already written its reservation row, which its savepoint must take back.
+    await sql`create trigger boom before insert on ledger when new.request_id glob 'req_boom*' begin select raise(abort, 'ledger write refused'); end`.execute(
+      db,
+    )
     try {
       const before = commits.commits
-      const results = await outcomes(['req_ok_1', 'req_boom', 'req_ok_2'].map((rid) => charge(trawl.services.store, payer, 1000, rid, '/v1/search')))
+      const store = trawl.services.store
+      const results = await outcomes([
+        charge(store, payer, 1000, 'req_ok_1', '/v1/search'),
+        charge(store, payer, 1000, 'req_boom_charge', '/v1/search'),
+        reserve(store, payer, 1000, 'req_boom_reserve', '/v1/search').then((r) => r.id.length),
+        charge(store, payer, 1000, 'req_ok_2', '/v1/search'),
+      ])
       expect(commits.commits - before).toBe(1)
-      expect(results).toEqual([{ balanceMc: 9000 }, { refused: 'ledger write refused' }, { balanceMc: 8000 }])
+      expect(results).toEqual([{ balanceMc: 9000 }, { refused: 'ledger write refused' }, { refused: 'ledger write refused' }, { balanceMc: 8000 }])
       expect(await expectBooksBalanced(trawl, id)).toBe(8)
+      expect(await db.selectFrom('reservations').select('id').where('account_id', '=', id).execute()).toEqual([])
       const counters = await db.selectFrom('usage_counters').select(['scope', 'requests']).where('scope_id', '=', id).execute()
       expect(counters.every((c) => c.requests === 2)).toBe(true)
     } finally {

@@ -132,12 +132,14 @@ export function batchLedger(raw: SqliteDatabase.Database, batch: Batch): BatchLe
   }
   const q = sql
   const accounts = new Map<string, AccountState & { moved: boolean }>()
-  const counters = new Map<string, { scope: Scope; scopeId: string; period: string; usedMc: number; addMc: number; addRequests: number }>()
+  // storedMc: the counter as the database has it, read only when a limit check asks (most debits
+  // check no limit); the batch's own additions are written once, before COMMIT, as one upsert each.
+  const counters = new Map<string, { scope: Scope; scopeId: string; period: string; storedMc: number | null; addMc: number; addRequests: number }>()
   const counterOf = (scope: Scope, scopeId: string, period: string) => {
     const key = `${scope}\u0000${scopeId}\u0000${period}`
     let counter = counters.get(key)
     if (!counter) {
-      counter = { scope, scopeId, period, usedMc: Number(q.counter.get(scope, scopeId, period) ?? 0), addMc: 0, addRequests: 0 }
+      counter = { scope, scopeId, period, storedMc: null, addMc: 0, addRequests: 0 }
       counters.set(key, counter)
     }
     return counter
@@ -158,7 +160,11 @@ export function batchLedger(raw: SqliteDatabase.Database, batch: Batch): BatchLe
   })
   ledger = {
     account: accountOf,
-    counterMc: (scope, scopeId, period) => counterOf(scope, scopeId, period).usedMc,
+    counterMc(scope, scopeId, period) {
+      const counter = counterOf(scope, scopeId, period)
+      counter.storedMc ??= Number(q.counter.get(scope, scopeId, period) ?? 0)
+      return counter.storedMc + counter.addMc
+    },
     moveBalance(accountId, amountMc, e, now) {
       const account = accountOf(accountId)
       if (!account) throw new Error(`account ${accountId} vanished while its balance moved`)
@@ -171,7 +177,6 @@ export function batchLedger(raw: SqliteDatabase.Database, batch: Batch): BatchLe
     bumpCounters(list, creditsMc, requests) {
       for (const c of list) {
         const counter = counterOf(c.scope, c.scope_id, c.period)
-        counter.usedMc += creditsMc
         counter.addMc += creditsMc
         counter.addRequests += requests
       }

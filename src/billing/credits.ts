@@ -97,7 +97,8 @@ const counterScopes = (row: Pick<ReservationRow, 'account_id' | 'key_id' | 'peri
 async function debit(store: Store, payer: Payer, amountMc: number, requestId: string, endpoint: string, hold: boolean, outer?: Tx) {
   const now = Date.now()
   const { month, day } = periods(new Date(now))
-  const reservation = { id: randomUUID(), payer, amountMc, requestId, endpoint, month, day, balanceAfterMc: 0 }
+  // A charge keeps no reservation row: its id is never read, so none is drawn.
+  const reservation = { id: hold ? randomUUID() : '', payer, amountMc, requestId, endpoint, month, day, balanceAfterMc: 0 }
   const row: ReservationRow = {
     id: reservation.id,
     account_id: payer.accountId,
@@ -114,7 +115,9 @@ async function debit(store: Store, payer: Payer, amountMc: number, requestId: st
 
   if (store.groupCommit && !outer) {
     // SQLite: the checks and writes run synchronously in a group-commit batch; the promise settles
-    // after the batch's COMMIT, so the debit is on disk before any response is sent.
+    // after the batch's COMMIT, so the debit is on disk before any response is sent. A charge
+    // writes only its ledger row (balance and counters move in memory after it): no savepoint.
+    const writes = { oneStatement: !hold }
     reservation.balanceAfterMc = await store.groupCommit.run((raw, batch) => {
       const ledger = batchLedger(raw, batch)
       const account = ledger.account(payer.accountId)
@@ -134,7 +137,7 @@ async function debit(store: Store, payer: Payer, amountMc: number, requestId: st
       const after = ledger.moveBalance(payer.accountId, -amountMc, entry, now)
       ledger.bumpCounters(counterScopes(row), amountMc, 1)
       return after
-    })
+    }, writes)
     return reservation
   }
 

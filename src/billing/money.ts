@@ -6,6 +6,14 @@ export const toCredits = (mc: number) => mc / MC_PER_CREDIT
 
 /** UTC calendar month and day: the periods of key limits, spend caps and daily limits. */
 export function periods(now = new Date()) {
-  const iso = now.toISOString()
-  return { month: iso.slice(0, 7), day: iso.slice(0, 10) }
+  const t = now.getTime()
+  // Every debit asks; the answer changes once a day.
+  if (t < today.start || t >= today.start + DAY_MS) {
+    const iso = now.toISOString()
+    today = { start: t - (t % DAY_MS), month: iso.slice(0, 7), day: iso.slice(0, 10) }
+  }
+  return { month: today.month, day: today.day }
 }
+
+const DAY_MS = 86_400_000
+let today = { start: Number.POSITIVE_INFINITY, month: '', day: '' }

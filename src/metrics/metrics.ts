@@ -98,12 +98,25 @@ export interface QueueStat {
 /** Routes Fastify did not match (404s, probes) share one label value: raw URLs never become labels. */
 const UNMATCHED = 'unmatched'
 
+/**
+ * Each request's counter and histogram series, looked up by one string: prom-client's labelled
+ * `inc`/`observe` sort and hash the label object on every call, a few µs a request.
+ */
+const requestSeries = new Map<string, { count: { inc(): void }; duration: { observe(value: number): void } }>()
+
 /** What instrumented code calls. Amounts are millicredits, as everywhere in the code; exported in credits. */
 export const metrics = {
   request(method: string, route: string | undefined, status: number, seconds: number) {
-    const labels = { method, route: route || UNMATCHED, status: String(status) }
-    httpRequests.inc(labels)
-    httpDuration.observe(labels, seconds)
+    const key = `${method} ${route} ${status}`
+    let series = requestSeries.get(key)
+    if (!series) {
+      const labels = { method, route: route || UNMATCHED, status: String(status) }
+      series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) }
+      // Routes are patterns and methods and statuses few: the set is small, yet bounded all the same.
+      if (requestSeries.size < 10_000) requestSeries.set(key, series)
+    }
+    series.count.inc()
+    series.duration.observe(seconds)
   },
   upstreamAttempt(a: { engine: string; outcome: string; pool: string | null; ms: number }) {
     upstreamAttempts.inc({ engine: a.engine, outcome: a.outcome, pool: a.pool ?? 'direct' })

@@ -18,13 +18,23 @@ export interface GroupCommit {
    * Queues `work` for the next batch and resolves with its result once the batch's transaction has
    * committed (or rejects with what `work` threw, or with the error that stopped the commit).
    */
-  run<T>(work: SyncWork<T>): Promise<T>
+  run<T>(work: SyncWork<T>, opts?: RunOptions): Promise<T>
   /** Transactions committed so far (tests and diagnostics: how many calls shared each commit). */
   readonly commits: number
 }
 
+export interface RunOptions {
+  /**
+   * The work writes with one statement at most, and changes nothing of its own (memory included)
+   * before that statement succeeded. SQLite undoes a failed statement by itself, so such work
+   * needs no savepoint: two statements fewer for each call (a cache hit's charge).
+   */
+  oneStatement?: boolean
+}
+
 interface Item {
   work: SyncWork<unknown>
+  oneStatement: boolean
   resolve(value: unknown): void
   reject(err: unknown): void
 }
@@ -60,7 +70,7 @@ export function groupCommit(raw: SqliteDatabase.Database, lock: (fn: () => Promi
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = []
     for (const item of items) {
       try {
-        outcomes.push({ ok: true, value: inSavepoint(item.work, current) })
+        outcomes.push({ ok: true, value: item.oneStatement ? item.work(raw, current) : inSavepoint(item.work, current) })
       } catch (err) {
         // Some errors (disk full, I/O) make SQLite roll back the whole transaction: then nothing of
         // this batch can commit, and the callers after this one must not run in autocommit mode.
@@ -103,9 +113,9 @@ export function groupCommit(raw: SqliteDatabase.Database, lock: (fn: () => Promi
   }
 
   return {
-    run<T>(work: SyncWork<T>) {
+    run<T>(work: SyncWork<T>, opts?: RunOptions) {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+        queue.push({ work, oneStatement: opts?.oneStatement === true, resolve: resolve as (value: unknown) => void, reject })
         if (!scheduled) {
           scheduled = true
           setImmediate(flush)
