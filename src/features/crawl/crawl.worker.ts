@@ -48,6 +48,9 @@ export function crawlJobKind(
     if (!row || row.lease_owner !== workerId) return
     const request = JSON.parse(row.request) as CrawlRequest
     log.info({ crawl: id, url: request.url, attempt: row.attempts }, 'crawl started')
+    // A crawl reads many pages: the reader threads start now, while robots.txt and the start page
+    // are fetched, rather than at the first read (a server's first crawl; later ones find them up).
+    void services.reader?.ready()
     // Written while the first fetches go out: the start page does not wait for a store round trip.
     // The time is only shown (GET /v1/crawl/{id}); a failed write does not stop the crawl.
     void updateCrawl(store.db, id, { started_at: row.started_at ?? Date.now() }).catch((err) => log.warn({ err, crawl: id }, 'start time not saved'))
