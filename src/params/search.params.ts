@@ -6,7 +6,12 @@ import { MAX_ENGINE_LIST } from '../engines/registry.ts'
  * picks the ones that apply to it, so a parameter outside its list is an unknown-parameter 400.
  */
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' })
+/**
+ * CLDR's English region names, made at the first country or location a request names: the ICU
+ * data behind them stays out of an idle server's memory (a few MB of the node binary's pages).
+ */
+let regionNames: Intl.DisplayNames | undefined
+const regionName = (code: string) => (regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' })).of(code)
 
 /** Codes CLDR names that are not countries (private-use, groupings, pseudo-locales). */
 const NOT_COUNTRIES = new Set(['ZZ', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB'])
@@ -15,7 +20,7 @@ function isRegion(code: string) {
   const upper = code.toUpperCase()
   if (NOT_COUNTRIES.has(upper)) return false
   try {
-    return regionNames.of(upper) !== upper
+    return regionName(upper) !== upper
   } catch {
     return false
   }
@@ -30,16 +35,19 @@ function isCurrentCode(code: string) {
 }
 
 /** Every country name the location lookup knows (CLDR English names) -> lower-case code; current codes only. */
-export const COUNTRY_NAMES: ReadonlyMap<string, string> = (() => {
+export function countryNames(): ReadonlyMap<string, string> {
+  if (countryNamesMade) return countryNamesMade
   const map = new Map<string, string>()
   for (let a = 65; a <= 90; a++) {
     for (let b = 65; b <= 90; b++) {
       const code = String.fromCharCode(a, b)
-      if (isRegion(code) && isCurrentCode(code)) map.set(regionNames.of(code) as string, code.toLowerCase())
+      if (isRegion(code) && isCurrentCode(code)) map.set(regionName(code) as string, code.toLowerCase())
     }
   }
+  countryNamesMade = map
   return map
-})()
+}
+let countryNamesMade: ReadonlyMap<string, string> | undefined
 
 // Everyday and Google-location names CLDR spells differently. They never replace a CLDR name.
 const OTHER_COUNTRY_NAMES: Record<string, string> = {
@@ -85,18 +93,21 @@ function nameKey(name: string) {
     .trim()
 }
 
-const COUNTRY_BY_KEY: Map<string, string> = (() => {
+let countryByKey: Map<string, string> | undefined
+function countryByKeyMap() {
+  if (countryByKey) return countryByKey
   const map = new Map<string, string>()
-  for (const [name, code] of COUNTRY_NAMES) map.set(nameKey(name), code)
+  for (const [name, code] of countryNames()) map.set(nameKey(name), code)
   // Exact names first: another name must not take a country name (Georgia, not a US-state alias).
   for (const [name, code] of Object.entries(OTHER_COUNTRY_NAMES)) if (!map.has(nameKey(name))) map.set(nameKey(name), code)
+  countryByKey = map
   return map
-})()
+}
 
 /** The country a location names last ("Paris, France" -> fr), if it is a country name. */
 export function countryFromLocation(location: string): string | undefined {
   const last = location.split(',').pop()
-  return last ? COUNTRY_BY_KEY.get(nameKey(last)) : undefined
+  return last ? countryByKeyMap().get(nameKey(last)) : undefined
 }
 
 export const q = z.string({ error: 'q must be a string' }).trim().min(1, 'q must not be empty').max(2048, 'q must be at most 2,048 characters')
