@@ -11,7 +11,10 @@ import { MAX_ENGINE_LIST } from '../engines/registry.ts'
  * data behind them stays out of an idle server's memory (a few MB of the node binary's pages).
  */
 let regionNames: Intl.DisplayNames | undefined
-const regionName = (code: string) => (regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' })).of(code)
+function regionName(code: string) {
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' })
+  return regionNames.of(code)
+}
 
 /** Codes CLDR names that are not countries (private-use, groupings, pseudo-locales). */
 const NOT_COUNTRIES = new Set(['ZZ', 'EU', 'EZ', 'UN', 'QO', 'XA', 'XB'])
