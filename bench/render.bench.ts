@@ -100,7 +100,7 @@ async function main() {
   const urls = Array.from({ length: PAGES }, (_, i) => `${site.url}/p/${i + 1}`)
   const fetchPage = (url: string) => safeFetch(url, { allowPrivateNetwork: true, timeoutMs: 30_000 })
   const options = { executablePath: CHROMIUM_PATH, contexts: CONTEXTS, pageTimeoutMs: 30_000, recyclePages: RECYCLE, maxRssMb: MAX_RSS_MB, policy: allowAll }
-  const baseline = new Renderer({ ...options, siteContexts: 0, quietMs: 250 })
+  const baseline = new Renderer({ ...options, siteContexts: 0, quietMs: 250, loadGraceMs: null })
   const renderer = new Renderer(options)
   const drawnBy = (r: Renderer) => async (url: string) => {
     const f = await fetchPage(url)

@@ -18,8 +18,12 @@ export class NetworkIdle {
     page.on('requestfailed', this.ended)
   }
 
+  /** Requests the page has started since the tracker was made. */
+  startedCount = 0
+
   private readonly started = (r: Request) => {
     this.inFlight.add(r)
+    this.startedCount++
     this.touch()
   }
 

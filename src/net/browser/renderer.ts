@@ -16,7 +16,8 @@ import { SiteContexts, type SiteLease, siteOf } from './site-contexts.ts'
  *   rather than handed to another site), in the tab its last page was read in; images, media and
  *   fonts are never fetched;
  * - a page is read once its network has been idle for `quietMs` (network-idle.ts), after `load`
- *   and again after a scroll to the bottom, within its deadline;
+ *   (a page quiet at `load` only for `loadGraceMs`) and again after a scroll to the bottom, within
+ *   its deadline;
  * - each page has one deadline; after `recyclePages` pages, or when the browser's process tree
  *   uses more than `maxRssMb` (PSS), the browser is retired: new pages go to a new browser and the
  *   old one is closed when its last page ends, so memory stays flat over any number of pages.
@@ -39,6 +40,12 @@ export interface RendererOptions {
   siteContexts?: number
   /** A page is read once no request has been in flight for this long (default 100 ms). */
   quietMs?: number
+  /**
+   * A page with no request in flight at `load` that starts none within this grace is scrolled at
+   * once, without a full quiet window first (default 25 ms); null: always a full window first
+   * (bench:render's baseline).
+   */
+  loadGraceMs?: number | null
   log?: { warn(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void }
 }
 
@@ -120,6 +127,8 @@ const BLOCKED_TYPES = new Set(['image', 'media', 'font'])
 const QUIET_MS = 100
 /** ...or after this long, whatever the network does (analytics beacons, long polls). */
 const SETTLE_MAX_MS = 4000
+/** A page quiet at `load` is scrolled once it has started nothing for this long (`loadGraceMs`). */
+const LOAD_GRACE_MS = 25
 /** Memory is measured at most this often. */
 const MEMORY_CHECK_MS = 2000
 
@@ -273,8 +282,18 @@ export class Renderer {
       if (response && (await response.headerValue(REFUSED_HEADER)) !== null) throw new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
       // `load` may never come (a hanging subresource); the DOM is read anyway when it does not.
       await page.waitForLoadState('load', { timeout: Math.min(left(), SETTLE_MAX_MS) }).catch(() => {})
-      // Requests the page starts after `load` (data fetched by its scripts) are waited for.
-      await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
+      // Requests the page starts after `load` (data fetched by its scripts) are waited for, with a
+      // full quiet window: their answers may draw more of the page, lazy sections included, before
+      // it is scrolled. A page with nothing in flight at `load` that starts nothing within a short
+      // grace has drawn what it draws without data, and is scrolled at once.
+      const grace = this.opts.loadGraceMs === undefined ? LOAD_GRACE_MS : this.opts.loadGraceMs
+      const busyAtLoad = network.pending > 0
+      const startedBefore = network.startedCount
+      if (grace !== null && !busyAtLoad) {
+        network.touch()
+        await network.wait(grace, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
+      }
+      if (grace === null || busyAtLoad || network.startedCount !== startedBefore) await network.wait(quietMs, Math.min(deadline, Date.now() + SETTLE_MAX_MS))
       // Lazily loaded sections appear when scrolled into view. Observers see the scroll in the next
       // frame and only then start their requests: the quiet window starts after that frame.
       await page.evaluate(SCROLL_AND_FRAME).catch(() => {})
