@@ -37,3 +37,6 @@ export const ErrorEnvelope = z
   .describe('error envelope')
 
 export const errorResponses = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+
+/** An error kept with a result (a page not read, a job or crawl that failed): the envelope's code and message. */
+export const ErrorObject = z.object({ code: z.string(), message: z.string() })

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ErrorEnvelope } from '../../http/error-schema.ts'
+import { ErrorEnvelope, ErrorObject } from '../../http/error-schema.ts'
 
 /** A batch job, for the OpenAPI document. */
 export const BatchJob = z.object({
@@ -15,7 +15,7 @@ export const BatchJob = z.object({
     .enum(['pending', 'delivered', 'failed'])
     .nullable()
     .describe('null until the job has finished, and when there is no webhook to send batch.completed to'),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: ErrorObject.nullable(),
   result: z
     .unknown()
     .describe('when done: the body the realtime endpoint returns (with format=markdown, the Markdown text as a string); null otherwise; kept 24 hours'),

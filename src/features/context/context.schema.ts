@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorObject } from '../../http/error-schema.ts'
 import * as p from '../../params/search.params.ts'
 
 /** POST /v1/context: the question, the budget, how many pages, and the search's own filters (as /v1/search takes them). */
@@ -32,8 +33,6 @@ export const ContextParams = z.strictObject({
 })
 
 export type ContextParams = z.infer<typeof ContextParams>
-
-const ErrorObject = z.object({ code: z.string(), message: z.string() })
 
 export const ContextPassage = z.object({
   text: z.string().describe("the passage: a slice of its page's Markdown, markdown.slice(start, end)"),

@@ -1,7 +1,6 @@
 import { z } from 'zod'
+import { ErrorObject } from '../../http/error-schema.ts'
 import { PageMetadata, ReadLink } from '../../reader/page.schema.ts'
-
-const ErrorObject = z.object({ code: z.string(), message: z.string() })
 
 /** One page a crawl read, as the result lists it. */
 export const CrawlPage = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorObject } from '../../http/error-schema.ts'
 
 /** A monitor, its run history and the monitor.results body, for the OpenAPI document. */
 
@@ -53,7 +54,7 @@ export const MonitorRun = z.object({
   results: resultItems.nullable().describe('the new results; null after 24 hours (the counts stay) and for failed runs'),
   results_expired: z.boolean(),
   credits_used: z.number(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: ErrorObject.nullable(),
   webhook_status: z.enum(['pending', 'delivered', 'failed']).nullable().describe('null when the run sent no webhook (nothing new, or no URL)'),
 })
 export type MonitorRun = z.infer<typeof MonitorRun>
