@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module'
+
 /**
  * Files that ship beside the sources: thread entries, the dashboard app, the guide, package.json.
  * Running the sources (tsx, vitest) they are found from this file. bin/trawl.mjs runs a bundle of
@@ -8,6 +10,19 @@ const SRC_ROOT = new URL('./', import.meta.url)
 
 /** A file under src/, from a path relative to src/ ('store/wal-checkpoint.worker.cjs'). */
 export const srcFile = (relative: string): URL => new URL(relative, SRC_ROOT)
+
+/**
+ * A package required at its first use rather than at start, so that a server that never needs it
+ * does without its memory (docs/performance.md). A static import would not do: the bundle hoists a
+ * package's static imports to its start.
+ */
+export function requireOnFirstUse<T>(name: string): () => T {
+  let loaded: T | undefined
+  return () => {
+    loaded ??= createRequire(SRC_ROOT)(name) as T
+    return loaded
+  }
+}
 
 /** What bin/trawl.mjs sets when it runs the bundle: the reader threads' bundled entry. */
 interface BundleInfo {

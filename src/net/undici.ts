@@ -1,8 +1,4 @@
-import { createRequire } from 'node:module'
-import { srcFile } from '../paths.ts'
-
-type Undici = typeof import('undici')
-let undiciModule: Undici | undefined
+import { requireOnFirstUse } from '../paths.ts'
 
 /**
  * undici, required at the first page fetch, upstream request or webhook delivery rather than at
@@ -10,7 +6,4 @@ let undiciModule: Undici | undefined
  * global `Headers`), about 6 MB of heap an idle server does without (docs/performance.md). A
  * static import would not do: the bundle hoists a package's static imports to its start.
  */
-export function undici(): Undici {
-  undiciModule ??= createRequire(srcFile('net/'))('undici') as Undici
-  return undiciModule
-}
+export const undici = requireOnFirstUse<typeof import('undici')>('undici')

@@ -1,20 +1,13 @@
-import { createRequire } from 'node:module'
 import type { AnyNode } from 'domhandler'
 import { parseDocument } from 'htmlparser2'
-import { srcFile } from '../paths.ts'
+import { requireOnFirstUse } from '../paths.ts'
 
 // linkedom (about 14 MB resident) and Readability are loaded the first time a page needs this
 // fallback: most never do.
-let linkedom: typeof import('linkedom') | undefined
-let readability: typeof import('@mozilla/readability') | undefined
-const parseHTML = (html: string) => {
-  linkedom ??= createRequire(srcFile('reader/'))('linkedom') as typeof import('linkedom')
-  return linkedom.parseHTML(html)
-}
-const readabilityClass = () => {
-  readability ??= createRequire(srcFile('reader/'))('@mozilla/readability') as typeof import('@mozilla/readability')
-  return readability.Readability
-}
+const linkedom = requireOnFirstUse<typeof import('linkedom')>('linkedom')
+const readability = requireOnFirstUse<typeof import('@mozilla/readability')>('@mozilla/readability')
+const parseHTML = (html: string) => linkedom().parseHTML(html)
+const readabilityClass = () => readability().Readability
 
 /**
  * Readability.js on linkedom, used when Trawl's extractor finds too little prose (pages built

@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Piscina } from 'piscina'
 import { ApiError, type ErrorCode } from '../errors.ts'
-import { readerWorkerFile, srcFile } from '../paths.ts'
+import { readerWorkerFile, requireOnFirstUse } from '../paths.ts'
 import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
 import type { ThreadAnswer } from './reader.worker.ts'
 
@@ -29,6 +28,8 @@ export interface ReaderPool {
 }
 
 const QUEUE_PER_THREAD = 8
+/** Required at the pool's start, not at the server's: a server that reads no page does without it. */
+const piscina = requireOnFirstUse<typeof import('piscina')>('piscina')
 
 /**
  * An article page with what most pages have (head metadata, navigation, sections, lists, a quote,
@@ -98,8 +99,7 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
 
   const start = () => {
     if (pool) return pool
-    // Required here, not imported: a server that reads no page does without it.
-    const { Piscina: Pool } = createRequire(srcFile('reader/'))('piscina') as typeof import('piscina')
+    const { Piscina: Pool } = piscina()
     pool = new Pool({
       filename: readerWorkerFile().href,
       minThreads: threads,

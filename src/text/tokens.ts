@@ -1,16 +1,10 @@
-import { createRequire } from 'node:module'
-import { srcFile } from '../paths.ts'
+import { requireOnFirstUse } from '../paths.ts'
 
-type O200k = typeof import('gpt-tokenizer/encoding/o200k_base')
-let o200k: O200k | undefined
 /**
  * The o200k tables take about 60 MB: loaded at the first count, not at start, so a server that
  * only crawls or serves cached searches without token counts never holds them.
  */
-function tokenizer(): O200k {
-  o200k ??= createRequire(srcFile('text/'))('gpt-tokenizer/encoding/o200k_base') as O200k
-  return o200k
-}
+const tokenizer = requireOnFirstUse<typeof import('gpt-tokenizer/encoding/o200k_base')>('gpt-tokenizer/encoding/o200k_base')
 
 /** Tokens in `text` under o200k_base (the GPT-4o family's tokenizer); what X-Tokens-Estimate reports. */
 export function countTokens(text: string): number {

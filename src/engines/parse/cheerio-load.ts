@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module'
 import type * as Cheerio from 'cheerio'
-import { srcFile } from '../../paths.ts'
+import { requireOnFirstUse } from '../../paths.ts'
 
-let cheerio: typeof Cheerio | undefined
+const cheerio = requireOnFirstUse<typeof Cheerio>('cheerio')
 
 /**
  * `cheerio.load`, with cheerio (parse5, css-select, its own fetch helpers) required at the first
@@ -10,6 +9,5 @@ let cheerio: typeof Cheerio | undefined
  * static import would not do: the bundle hoists a package's static imports to its start.
  */
 export function loadCheerio(...args: Parameters<typeof Cheerio.load>): Cheerio.CheerioAPI {
-  cheerio ??= createRequire(srcFile('engines/'))('cheerio') as typeof Cheerio
-  return cheerio.load(...args)
+  return cheerio().load(...args)
 }
