@@ -340,6 +340,34 @@ describe('health and drift', () => {
     expect(after.engines.find((e: { name: string }) => e.name === 'google').state).toBe('healthy')
   })
 
+  test('pages that say nothing matched are answers, not drift: a run of them leaves Google, DuckDuckGo and their routes healthy', async () => {
+    const started = Date.now()
+    const names = ['google', 'duckduckgo']
+    for (const name of names) modes.set(name, 'empty')
+    for (let i = 0; i < 8; i++) {
+      for (const name of names) {
+        const body = await (await get(`/v1/search?q=zlurad+${i}&engine=${name}`)).json()
+        expect(body.meta).toMatchObject({ engine: name, parse_quality: 'empty', credits_used: 0 })
+        expect(Object.keys(body)).not.toContain('saysNoResults')
+      }
+    }
+    const engines = await (await get('/v1/engines')).json()
+    for (const name of names) {
+      const engine = engines.engines.find((e: { name: string }) => e.name === name)
+      expect(engine.state).toBe('healthy')
+      // What this test asked: earlier tests leave other routes' records behind.
+      type Figures = { last_at: string | null }
+      const asked = (f: Figures | null) => f !== null && f.last_at !== null && Date.parse(f.last_at) >= started
+      const figures = [...engine.layouts, ...engine.routes.map((r: { health: Figures | null }) => r.health)].filter(asked)
+      expect(figures.length).toBeGreaterThan(1)
+      for (const f of figures) expect(f).toMatchObject({ state: 'healthy', unreadable_rate: 0 })
+    }
+    hits.length = 0
+    const auto = await (await get('/v1/search?q=zlurad&engine=auto')).json()
+    expect(auto.meta.route[0]).toMatchObject({ engine: 'google', status: 200 })
+    expect(hits[0]).toBe('google')
+  })
+
   test('GET /v1/engines lists every provider with its verticals, parameters and figures; it needs a key and is free', async () => {
     expect((await fetch(`${trawl.base}/v1/engines`)).status).toBe(401)
     const before = await balance()

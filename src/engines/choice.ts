@@ -184,7 +184,9 @@ async function askOne<P extends Page>(
   if (!pending) return { error: new ApiError('invalid_request', `engine ${name} does not offer this request`), attempts: [] }
   try {
     const answer = await pending
-    const quality: ParseQuality = answer.page.results.length === 0 && answer.page.parse_quality === 'ok' ? 'empty' : answer.page.parse_quality
+    // A page that says nothing matched is a clean answer; one empty for no stated reason may be drift.
+    const quality: ParseQuality =
+      'saysNoResults' in answer.page ? 'ok' : answer.page.results.length === 0 && answer.page.parse_quality === 'ok' ? 'empty' : answer.page.parse_quality
     engines.health.record(name, layout, { outcome: 'ok', ms: Math.round(performance.now() - started), quality })
     return answer
   } catch (error) {

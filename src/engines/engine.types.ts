@@ -62,6 +62,12 @@ export type ParsedSearchPage = Parsed<z.infer<typeof S.SearchSections>> & {
   /** Total result count the engine printed ("About 1,230,000 results"), when it did. */
   total_results?: number
   parse_quality: ParseQuality
+  /**
+   * Set when the page itself says nothing matched (Google's no-results card, Bing's `.b_no`,
+   * DuckDuckGo's `.no-results`, …). Such a page was read cleanly: engine health counts it as an
+   * answer, never as a sign of drift. Internal: never part of a response body.
+   */
+  saysNoResults?: true
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
     const before = attempts.length
     try {
       const page = await route.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal, name))
-      const quality = page.results.length > 0 ? 'ok' : page.parse_quality === 'ok' ? 'empty' : page.parse_quality
+      const quality = page.results.length > 0 || page.saysNoResults ? 'ok' : page.parse_quality === 'ok' ? 'empty' : page.parse_quality
       health.record(provider.name, layout, { outcome: 'ok', ms: ms(), quality })
       return page
     } catch (err) {

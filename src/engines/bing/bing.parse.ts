@@ -40,6 +40,9 @@ export function parseBingSearch(html: string, opts: BingParseOptions = {}): Pars
   if ((opts.offset ?? 0) >= BING_PAGE_SIZE && results.length && showsFirstPage($)) return base({ results: [], parse_quality: 'empty' })
 
   const page: ParsedSearchPage = { results, parse_quality: qualityOf(results.length, failed) }
+  // Bing's "There are no results for …" (`.b_no`) does not set saysNoResults: Bing shows it to
+  // clients it quietly throttles too (saved pages for popular queries carry it), so a run of empty
+  // Bing pages still counts towards drift and `auto` moves on.
   const related = relatedSearches($)
   if (related.length) page.related_searches = related
   const paa = peopleAlsoAsk($)

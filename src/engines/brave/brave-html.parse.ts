@@ -35,7 +35,10 @@ export function parseBraveHtml(html: string): ParsedSearchPage {
   }
   const page: ParsedSearchPage = { results, parse_quality: quality(results.length, blocks.length) }
   // No web block at all: "empty" only when the page says so, else a layout we do not know.
-  if (blocks.length === 0 && !isNoResults($)) page.parse_quality = 'partial'
+  if (blocks.length === 0) {
+    if (isNoResults($)) page.saysNoResults = true
+    else page.parse_quality = 'partial'
+  }
   const related = relatedOf($)
   if (related.length) page.related_searches = related
   return page

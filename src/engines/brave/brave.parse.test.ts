@@ -195,6 +195,7 @@ describe('parse_quality', () => {
     expect(parseBraveHtml('<html><body><div id="results"><p>No results found for "zzqx".</p></div></body></html>')).toEqual({
       results: [],
       parse_quality: 'empty',
+      saysNoResults: true,
     })
     expect(parseBraveSearch('<html><body><main><a href="https://example.com/">x</a></main></body></html>').parse_quality).toBe('partial')
     const unreadable = '<div id="results"><div class="snippet" data-type="web"><a href="/settings">no title</a></div></div>'
@@ -203,7 +204,7 @@ describe('parse_quality', () => {
 
   it('is empty when the page data says noResults', () => {
     const html = `<script>kit.start(app, element, { data: [{ type: 'data', data: {} }, { type: 'data', data: { body: { response: { type: 'search', query: { original: 'zzqx' } } }, noResults: true } }] })</script>`
-    expect(parseBraveSearch(html)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseBraveSearch(html)).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 })
 

@@ -15,7 +15,8 @@ export function parseBraveSearch(html: string): ParsedSearchPage {
   const kit = braveKitData(html)
   if (kit) {
     const { page, markup } = readBraveResponse(kit.response)
-    if (page.results.length > 0 || (markup === 0 && kit.noResults)) return page
+    if (page.results.length > 0) return page
+    if (markup === 0 && kit.noResults) return { ...page, saysNoResults: true }
   }
   const page = parseBraveHtml(html)
   // The data may still hold the side sections the markup parser does not read.

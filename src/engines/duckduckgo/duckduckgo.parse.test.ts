@@ -131,7 +131,7 @@ describe('html layout', () => {
   it('the "EOF" end marker (a Google search link) is not a result', () => {
     const body = read('html/eino-no-results-eof.html')
     expect(body).toContain('>EOF</a>')
-    expect(parseDuckDuckGoSearch(body)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseDuckDuckGoSearch(body)).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it('skips ads, prefers Next over Previous, and reads the instant answer', () => {

@@ -47,6 +47,8 @@ export function parseDuckDuckGoPage(body: string): DuckDuckGoPage {
   if (layout === 'js-shell' || layout === 'unknown') return { layout, next, page: { results: [], parse_quality: 'partial' } }
   const read = layout === 'html' ? readHtml($) : readLite($)
   const page: ParsedSearchPage = { results: read.results, parse_quality: qualityOf(read) }
+  // `empty` is only ever the page's own "No results".
+  if (page.parse_quality === 'empty') page.saysNoResults = true
   const kg = layout === 'html' ? zeroClick($) : undefined
   if (kg) page.knowledge_graph = kg
   return { layout, next, page }

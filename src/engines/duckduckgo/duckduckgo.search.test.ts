@@ -108,9 +108,9 @@ describe('route html', () => {
   it('past the last result the page is empty', async () => {
     const calls: Call[] = []
     const page = await duckDuckGoSearch.run(req({ page: 9 }), fakeDdg(calls))
-    expect(page).toEqual({ results: [], parse_quality: 'empty' })
+    expect(page).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
     const short: Call[] = []
-    expect(await duckDuckGoSearch.run(req({ page: 2 }), fakeDdg(short, 8))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(await duckDuckGoSearch.run(req({ page: 2 }), fakeDdg(short, 8))).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
     expect(short).toHaveLength(1)
   })
 
@@ -298,7 +298,7 @@ describe('route djs', () => {
 
   it('past the last result the page is empty', async () => {
     const page = await duckDuckGoDjsRoute.run(req({ page: 3 }), fakeDjs([]))
-    expect(page).toEqual({ results: [], parse_quality: 'empty' })
+    expect(page).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it('a shell that names no d.js, or a d.js with no results call, is partial (unreadable), never empty', async () => {

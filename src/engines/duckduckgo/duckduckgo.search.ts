@@ -215,7 +215,9 @@ function windowOf(byIndex: Map<number, OrganicResult>, start: number, end: numbe
     const r = byIndex.get(i)
     if (r) results.push({ ...r, position: results.length + 1 })
   }
-  return { results, parse_quality: qualityOf(results.length, qualities) }
+  const parse_quality = qualityOf(results.length, qualities)
+  // `empty` is only ever what the pages said: a clean answer, not a sign of drift.
+  return parse_quality === 'empty' ? { results, parse_quality, saysNoResults: true } : { results, parse_quality }
 }
 
 /**

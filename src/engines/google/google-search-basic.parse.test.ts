@@ -104,7 +104,7 @@ describe('no-JS layout (gbv=1)', () => {
   })
 
   it('zlurad-no-results-nojs: empty', () => {
-    expect(page('web-nojs/zlurad-no-results-nojs.html')).toEqual({ results: [], parse_quality: 'empty' })
+    expect(page('web-nojs/zlurad-no-results-nojs.html')).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 })
 

@@ -118,7 +118,7 @@ describe('mobile layout', () => {
     expect(p.results).toHaveLength(10)
     expect(p.results[0]).toMatchObject({ link: 'https://www.godaddy.com/tlds/com-domain', displayed_link: 'https://www.godaddy.com › Tlds' })
     expect(p.people_also_ask?.[0]).toEqual({ question: 'How do I get a .com domain?' })
-    expect(page('zlurad-no-results.html')).toEqual({ results: [], parse_quality: 'empty' })
+    expect(page('zlurad-no-results.html')).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 })
 

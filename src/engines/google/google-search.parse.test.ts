@@ -302,7 +302,7 @@ describe('desktop: other zlurad pages', () => {
   })
   it('zlurad-no-results: empty, with the printed count of 0', () => {
     const p = page('web-desktop/zlurad-no-results.html')
-    expect(p).toEqual({ results: [], total_results: 0, parse_quality: 'empty' })
+    expect(p).toEqual({ results: [], total_results: 0, parse_quality: 'empty', saysNoResults: true })
   })
 })
 

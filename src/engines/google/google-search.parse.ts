@@ -8,7 +8,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { Element } from 'domhandler'
 import type { ParsedSearchPage, ParseQuality } from '../engine.types.ts'
-import { documentOf, domIndex, type Positions } from '../parse/dom-index.ts'
+import { documentOf, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
 import { loadPage } from '../parse/html.ts'
 import { selectAll } from '../parse/select.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
@@ -80,7 +80,18 @@ export function readGoogleSearch(html: string, opts: ParseOptions = {}): { page:
     parse_quality: 'ok',
   }
   page.parse_quality = qualityOf(page, organic, layout)
+  if (page.results.length === 0 && saysNoResults($, html)) {
+    page.parse_quality = 'empty'
+    page.saysNoResults = true
+  }
   return { page: dropEmpty(page), layout }
+}
+
+/** Google's own "did not match any documents" card: `.mnr-c` in every language, or the English wording. */
+export const NO_RESULTS = /did not match any documents/i
+function saysNoResults($: CheerioAPI, html: string): boolean {
+  const doc = documentOf($)
+  return domIndex(doc).findFirst(doc, (el) => hasClass(el, 'mnr-c')) !== undefined || NO_RESULTS.test(html)
 }
 
 interface OrganicRead extends OrganicParse {

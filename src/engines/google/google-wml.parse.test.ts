@@ -93,7 +93,7 @@ describe('the feature-phone page (/wml/search)', () => {
 
   it('a recognised page without results is empty; a page it cannot place is left to the caller as unknown', () => {
     const none = `<?xml version="1.0" encoding="UTF-8"?><html><body><form action="/wml/search"><input name="q" value="zqxv"/></form><div>Your search - <b>zqxv</b> - did not match any documents.</div></body></html>`
-    expect(readGoogleWml(none)).toEqual({ page: { results: [], parse_quality: 'empty' }, layout: 'wml' })
+    expect(readGoogleWml(none)).toEqual({ page: { results: [], parse_quality: 'empty', saysNoResults: true }, layout: 'wml' })
     expect(readGoogleWml('<html><body><p>Something went wrong.</p></body></html>').layout).toBe('unknown')
   })
 })

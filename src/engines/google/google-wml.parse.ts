@@ -13,7 +13,7 @@ import { loadPage } from '../parse/html.ts'
 import { selectAll, selectOne } from '../parse/select.ts'
 import { domainOf } from '../parse/text.ts'
 import { compact, isElement, isGoogleInternal, isInside, looksLikeBreadcrumb, splitLeadingDate, textOf } from './google-dom.util.ts'
-import { type GoogleLayout, readGoogleSearch } from './google-search.parse.ts'
+import { type GoogleLayout, NO_RESULTS, readGoogleSearch } from './google-search.parse.ts'
 
 export interface WmlRead {
   page: ParsedSearchPage
@@ -21,8 +21,6 @@ export interface WmlRead {
   layout: 'wml' | GoogleLayout | 'blocked'
 }
 
-// "Your search - … - did not match any documents." (the only no-results wording recognised).
-const NO_RESULTS = /did not match any documents/i
 // What parseGoogleWml can recognise a page by.
 const WML_MARKERS = /zMzFAb|HExoMb|did not match any documents/i
 
@@ -43,6 +41,8 @@ export function readGoogleWml(body: string): WmlRead {
     return { page: wml.recognised ? { ...web.page, parse_quality: 'partial' } : web.page, layout: wml.recognised ? 'wml' : web.layout }
   }
   if (!wml.recognised) return web
+  // "Your search - … - did not match any documents.": the web readers saw the wording too.
+  if (web.page.saysNoResults) return { page: { ...wml.page, parse_quality: 'empty', saysNoResults: true }, layout: 'wml' }
   const quality: ParseQuality = wml.page.parse_quality === 'partial' || web.page.parse_quality === 'partial' ? 'partial' : 'empty'
   return { page: { ...wml.page, parse_quality: quality }, layout: 'wml' }
 }

@@ -91,7 +91,11 @@ describe('parse_quality', () => {
     `<script>ReactDOM.hydrateRoot(root, React.createElement(UIStartpage.AppSerpWeb, { render: { presenter: { regions: { mainline: [${mainline}] } } } }))</script>`
 
   it('is empty for a "no results" notice, partial for unreadable results or an unknown page', () => {
-    expect(parseStartpage(props("{ display_type: 'notice-noresults-empty', results: [] }"))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseStartpage(props("{ display_type: 'notice-noresults-empty', results: [] }"))).toEqual({
+      results: [],
+      parse_quality: 'empty',
+      saysNoResults: true,
+    })
     expect(parseStartpage(props("{ display_type: 'web-google', results: [{ title: 'no link' }] }")).parse_quality).toBe('partial')
     expect(parseStartpage('<html><body><p>Something else</p></body></html>').parse_quality).toBe('partial')
     expect(parseStartpage('<html><body><p>Your search did not match any documents.</p></body></html>').parse_quality).toBe('empty')

@@ -43,7 +43,9 @@ function readRegions(html: string): { page: ParsedSearchPage; noResults: boolean
     }
   }
   const quality = results.length === 0 ? (present > 0 ? 'partial' : 'empty') : results.length < present ? 'partial' : 'ok'
-  return { page: { results, parse_quality: quality }, noResults }
+  const page: ParsedSearchPage = { results, parse_quality: quality }
+  if (noResults && results.length === 0) page.saysNoResults = true
+  return { page, noResults }
 }
 
 function dataResult(item: Json | undefined, position: number): OrganicResult | undefined {
@@ -88,6 +90,7 @@ export function parseStartpageHtml(html: string): ParsedSearchPage {
   }
   let quality: ParsedSearchPage['parse_quality'] = results.length < blocks.length ? 'partial' : 'ok'
   // No result markup at all: "empty" only when the page says so, else a layout we do not know.
-  if (blocks.length === 0) quality = NO_RESULTS.test($('body').text()) ? 'empty' : 'partial'
+  if (blocks.length === 0 && NO_RESULTS.test($('body').text())) return { results, parse_quality: 'empty', saysNoResults: true }
+  if (blocks.length === 0) quality = 'partial'
   return { results, parse_quality: quality }
 }

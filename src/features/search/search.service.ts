@@ -51,7 +51,7 @@ export interface Enrichment {
   run(body: SearchResponseBody, fromCache: boolean): Promise<{ body: SearchResponseBody; usedMc: number }>
 }
 
-export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results'>, LookupBody {
+export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results' | 'saysNoResults'>, LookupBody {
   request: SearchRequest
   meta: Record<string, unknown>
 }
@@ -148,7 +148,7 @@ async function askSearch(deps: SearchDeps, req: SearchRequest, requestId: string
   const answer = await searchWeb(deps.engines, req)
   // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
   const results = answer.page.results.slice(0, req.num)
-  const { parse_quality, total_results: _total, results: _all, ...sections } = answer.page
+  const { parse_quality, total_results: _total, results: _all, saysNoResults: _internal, ...sections } = answer.page
   return {
     request: req,
     results,
