@@ -78,6 +78,8 @@ export interface VerticalPage<T> {
   results: T[]
   parse_quality: ParseQuality
   total_results?: number
+  /** As on ParsedSearchPage: the answer itself said nothing matched. Internal. */
+  saysNoResults?: true
 }
 
 export type NewsResult = Parsed<z.infer<(typeof S.VERTICAL_ITEMS)['news']>>

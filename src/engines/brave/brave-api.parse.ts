@@ -3,7 +3,7 @@
  * /news/search, /images/search and /videos/search (a top-level `results[]` each).
  */
 import type { ImageResult, NewsResult, ParsedSearchPage, VerticalPage, VideoResult } from '../engine.types.ts'
-import { readItems } from '../parse/quality.ts'
+import { confirmEmpty, readItems } from '../parse/quality.ts'
 import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/text.ts'
 import { quality, readBraveResponse } from './brave-json.parse.ts'
 
@@ -18,7 +18,7 @@ function parseJson(body: string): Json | undefined {
 export function parseBraveApiWeb(body: string): ParsedSearchPage {
   const json = parseJson(body)
   if (!json) return { results: [], parse_quality: 'partial' }
-  return readBraveResponse(json).page
+  return confirmEmpty(readBraveResponse(json).page)
 }
 
 /** Reads `results[]` of a vertical response with `read`, numbering what could be read. */
@@ -26,7 +26,7 @@ function readVertical<T>(body: string, read: (item: Json, position: number) => T
   const json = parseJson(body)
   if (!json) return { results: [], parse_quality: 'partial' }
   const { results, present } = readItems(arr(json.results), read)
-  return { results, parse_quality: quality(results.length, present) }
+  return confirmEmpty({ results, parse_quality: quality(results.length, present) })
 }
 
 /** Title and absolute link of an item, the least a linked result needs. */

@@ -93,7 +93,7 @@ describe('parseBraveApiWeb (constructed /web/search response)', () => {
   })
 
   it('a response without web results is empty; a body that is not JSON is partial', () => {
-    expect(parseBraveApiWeb('{"type":"search","query":{"original":"zzqx"}}')).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseBraveApiWeb('{"type":"search","query":{"original":"zzqx"}}')).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
     expect(parseBraveApiWeb('<html>oops</html>')).toEqual({ results: [], parse_quality: 'partial' })
   })
 })

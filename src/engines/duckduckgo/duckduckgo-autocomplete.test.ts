@@ -21,7 +21,7 @@ describe('parseDuckDuckGoAutocomplete', () => {
   })
 
   it('no suggestions is empty; an unknown shape or HTML is partial', () => {
-    expect(parseDuckDuckGoAutocomplete('[]')).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseDuckDuckGoAutocomplete('[]')).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
     expect(parseDuckDuckGoAutocomplete('{"x":1}').parse_quality).toBe('partial')
     expect(parseDuckDuckGoAutocomplete('<html></html>').parse_quality).toBe('partial')
   })

@@ -5,6 +5,7 @@
  */
 import type { EngineVertical } from '../engine.ts'
 import type { AutocompleteSuggestion, VerticalPage, VerticalRequest } from '../engine.types.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import { detectDuckDuckGoAutocompleteBlock } from './duckduckgo.block.ts'
 import { acceptLanguage, DDG_USER_AGENT, regionOf } from './duckduckgo.request.ts'
 
@@ -45,7 +46,7 @@ export function parseDuckDuckGoAutocomplete(body: string): VerticalPage<Autocomp
     seen.add(value)
     results.push({ value })
   }
-  return { results, parse_quality: results.length ? 'ok' : 'empty' }
+  return confirmEmpty({ results, parse_quality: results.length ? 'ok' : 'empty' })
 }
 
 /** `[{phrase}]` or `["q",[…]]`; undefined for any other shape. */

@@ -2,6 +2,16 @@
 import type { ParseQuality } from '../engine.types.ts'
 import { type Json, obj } from './text.ts'
 
+/**
+ * `page`, marked `saysNoResults` when it is `empty` (no item, none unreadable) and `recognised`
+ * says the answer had the shape the parser expects (JSON of the known form, an RSS feed): the
+ * engine itself said it has nothing, which health counts as a clean answer, not as drift.
+ */
+export function confirmEmpty<P extends { parse_quality: ParseQuality; saysNoResults?: true }>(page: P, recognised = true): P {
+  if (recognised && page.parse_quality === 'empty') page.saysNoResults = true
+  return page
+}
+
 /** 'ok' when results came out cleanly, 'partial' when some result blocks could not be read, 'empty' with nothing. */
 export function qualityOf(results: number, failed: number): ParseQuality {
   if (!results) return failed ? 'partial' : 'empty'

@@ -27,6 +27,7 @@ import type {
 } from '../engine.types.ts'
 // Serper's prices are Google's price texts: the reader of Google's shopping pages reads them.
 import { parsePriceText } from '../google/shopping/price-text.parse.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/text.ts'
 import type { VERTICAL_ITEMS } from '../results.schema.ts'
 
@@ -60,7 +61,7 @@ function readList<T>(json: Json, key: string, read: (item: Json, position: numbe
     const r = o ? read(o, results.length + 1) : undefined
     if (r) results.push(r)
   }
-  return { results, parse_quality: qualityOf(results.length, items.length) }
+  return confirmEmpty({ results, parse_quality: qualityOf(results.length, items.length) })
 }
 
 const text = (v: unknown): string | undefined => plain(v) || undefined

@@ -4,6 +4,7 @@
  */
 import type { EngineVertical } from '../engine.ts'
 import type { AutocompleteSuggestion, VerticalPage } from '../engine.types.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import { detectWikipediaBlock } from './wikipedia.block.ts'
 import { buildWikipediaAutocompleteRequest } from './wikipedia.request.ts'
 import { clean } from './wikipedia.util.ts'
@@ -24,7 +25,7 @@ export function parseWikipediaAutocomplete(body: string): VerticalPage<Autocompl
     seen.add(value)
     results.push({ value })
   }
-  return { results, parse_quality: results.length ? 'ok' : 'empty' }
+  return confirmEmpty({ results, parse_quality: results.length ? 'ok' : 'empty' })
 }
 
 export const wikipediaAutocomplete: EngineVertical<AutocompleteSuggestion> = {

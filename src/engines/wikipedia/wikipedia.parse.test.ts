@@ -175,6 +175,7 @@ describe('Action API answers', () => {
       results: [],
       parse_quality: 'empty',
       total_results: 0,
+      saysNoResults: true,
     })
     expect(parseWikipediaSearch('{"error":{"code":"badvalue","info":"x"}}').parse_quality).toBe('partial')
     expect(parseWikipediaSearch('{"hello":1}').parse_quality).toBe('partial')

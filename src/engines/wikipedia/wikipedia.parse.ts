@@ -9,7 +9,7 @@
 
 import type { OrganicResult, ParsedSearchPage } from '../engine.types.ts'
 import { loadCheerio } from '../parse/cheerio-load.ts'
-import { qualityOf } from '../parse/quality.ts'
+import { confirmEmpty, qualityOf } from '../parse/quality.ts'
 import { domainOf, httpUrl } from '../parse/text.ts'
 import { wikiHost } from './wikipedia.request.ts'
 import { clean } from './wikipedia.util.ts'
@@ -53,7 +53,7 @@ export function parseWikipediaSearch(body: string, opts: WikipediaParseOptions =
   if (!isObject(data) || data.error) return { results: [], parse_quality: 'partial' }
   if (typeof data.extract === 'string' && isObject(data.content_urls)) return fromSummary(data)
   const query = isObject(data.query) ? data.query : undefined
-  if (!query) return { results: [], parse_quality: 'batchcomplete' in data || 'warnings' in data ? 'empty' : 'partial' }
+  if (!query) return confirmEmpty({ results: [], parse_quality: 'batchcomplete' in data || 'warnings' in data ? 'empty' : 'partial' })
   return fromQuery(query, origin)
 }
 
@@ -97,7 +97,7 @@ function fromQuery(query: Record<string, unknown>, origin: string): ParsedSearch
     if (s?.timestamp) result.date = s.timestamp
     results.push(result)
   }
-  const page: ParsedSearchPage = { results, parse_quality: qualityOf(results.length, failed) }
+  const page: ParsedSearchPage = confirmEmpty({ results, parse_quality: qualityOf(results.length, failed) })
   const info = isObject(query.searchinfo) ? query.searchinfo : undefined
   if (typeof info?.totalhits === 'number') page.total_results = info.totalhits
   return page

@@ -119,7 +119,7 @@ describe('autocomplete', () => {
       results: ['Albert Einstein', 'Albert II, Prince of Monaco', 'Albert Camus', 'Albert Hall', 'Alberta'].map((value) => ({ value })),
       parse_quality: 'ok',
     })
-    expect(parseWikipediaAutocomplete('["zzqx",[],[],[]]')).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseWikipediaAutocomplete('["zzqx",[],[],[]]')).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
     expect(parseWikipediaAutocomplete('{"error":{"code":"x"}}').parse_quality).toBe('partial')
   })
 

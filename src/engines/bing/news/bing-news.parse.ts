@@ -21,6 +21,8 @@ export function parseBingNews(xml: string): VerticalPage<NewsResult> {
     if (r) results.push(r)
     else failed++
   }
+  // A feed without items is not taken as Bing's word (no saysNoResults): as on its web pages
+  // (bing.parse.ts), Bing may answer a client it quietly throttles with nothing.
   return { results, parse_quality: qualityOf(results.length, failed) }
 }
 

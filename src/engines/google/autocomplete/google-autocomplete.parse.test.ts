@@ -30,7 +30,11 @@ describe('client=firefox answers (constructed fixtures)', () => {
   })
 
   it('reads an answer without suggestions as empty', () => {
-    expect(parseGoogleAutocomplete(constructed('autocomplete-firefox-empty.constructed.json'))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseGoogleAutocomplete(constructed('autocomplete-firefox-empty.constructed.json'))).toEqual({
+      results: [],
+      parse_quality: 'empty',
+      saysNoResults: true,
+    })
   })
 
   it('is not taken for a block page', () => {

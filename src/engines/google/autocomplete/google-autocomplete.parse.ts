@@ -7,6 +7,7 @@
  */
 import { DomUtils, parseDocument } from 'htmlparser2'
 import type { AutocompleteSuggestion, VerticalPage } from '../../engine.types.ts'
+import { confirmEmpty } from '../../parse/quality.ts'
 import { normText } from '../../parse/text.ts'
 import { htmlText } from '../google-dom.util.ts'
 
@@ -18,27 +19,29 @@ export function parseGoogleAutocomplete(body: string): VerticalPage<Autocomplete
   const values = suggestionsOf(body.replace(XSSI_PREFIX, '').trim())
   const seen = new Set<string>()
   const results: AutocompleteSuggestion[] = []
-  for (const raw of values) {
+  for (const raw of values ?? []) {
     const value = normText(raw)
     if (!value || seen.has(value)) continue
     seen.add(value)
     results.push({ value })
   }
-  return { results, parse_quality: results.length ? 'ok' : 'empty' }
+  // A known shape with an empty list: Google has no suggestion for this prefix.
+  return confirmEmpty({ results, parse_quality: results.length ? 'ok' : 'empty' }, values !== undefined)
 }
 
-function suggestionsOf(body: string): string[] {
-  if (!body) return []
+/** The suggestions of a known answer shape; undefined for a body of no known shape. */
+function suggestionsOf(body: string): string[] | undefined {
+  if (!body) return undefined
   if (body.startsWith('<')) return fromToolbarXml(body)
   const data = parseJsonArray(body)
-  if (!data) return []
+  if (!data) return undefined
   // firefox / chrome: [query, [suggestions], …]
   if (Array.isArray(data[1]) && data[1].every((s) => typeof s === 'string')) return withoutNavigation(data[1] as string[], data)
   // gws-wiz / psy-ab: [[[html, type, subtypes, …], …], {…}]
   if (Array.isArray(data[0])) {
     return data[0].map((entry) => (Array.isArray(entry) && typeof entry[0] === 'string' ? htmlText(entry[0]) : '')).filter(Boolean)
   }
-  return []
+  return undefined
 }
 
 /** The body as a JSON array, or the array inside a JavaScript call wrapping it. */
@@ -67,7 +70,9 @@ function withoutNavigation(values: string[], data: unknown[]): string[] {
   return values.filter((_, i) => types[i] !== 'NAVIGATION')
 }
 
-function fromToolbarXml(body: string): string[] {
+function fromToolbarXml(body: string): string[] | undefined {
   const doc = parseDocument(body, { xmlMode: true })
+  // `<toplevel>` is the toolbar answer; any other markup (an HTML block page) is no known shape.
+  if (!DomUtils.findOne((el) => el.name === 'toplevel', doc.children)) return undefined
   return DomUtils.findAll((el) => el.name === 'suggestion', doc.children).map((el) => el.attribs.data ?? '')
 }

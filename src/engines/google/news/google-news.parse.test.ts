@@ -65,7 +65,7 @@ describe('parseGoogleNews: RSS search feed', () => {
       [14, 'Reuters'],
     ])
     expect(parseGoogleNews(FEED, req({ num: 20 })).results).toHaveLength(14)
-    expect(parseGoogleNews(FEED, req({ page: 3 }))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseGoogleNews(FEED, req({ page: 3 }))).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it('enforces domain filters on the publisher site before paging (a path rule is checked on its host)', () => {
@@ -124,7 +124,7 @@ describe('parseGoogleNews: other item shapes', () => {
   })
 
   it('an empty feed is empty', () => {
-    expect(parseGoogleNews(rss('<title>"zzqx" - Google News</title>'))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseGoogleNews(rss('<title>"zzqx" - Google News</title>'))).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 })
 

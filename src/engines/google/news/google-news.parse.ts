@@ -8,7 +8,7 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { NewsResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
 import { loadCheerio } from '../../parse/cheerio-load.ts'
-import { qualityOf } from '../../parse/quality.ts'
+import { confirmEmpty, qualityOf } from '../../parse/quality.ts'
 import { domainOf, httpUrl, isRssFeed, normText } from '../../parse/text.ts'
 import { compact } from '../google-dom.util.ts'
 import { keepDomains, pageOffset } from '../google-vertical.util.ts'
@@ -20,11 +20,13 @@ import { keepDomains, pageOffset } from '../google-vertical.util.ts'
  */
 export function parseGoogleNews(xml: string, req?: VerticalRequest): VerticalPage<NewsResult> {
   const feed = parseNewsFeed(xml)
-  if (!req) return { results: feed.results, parse_quality: qualityOf(feed.results.length, feed.failed) }
+  // An RSS feed without items: Google News has nothing for the query.
+  const feedPage = <T>(results: T[]) => confirmEmpty({ results, parse_quality: qualityOf(results.length, feed.failed) }, isRssFeed(xml))
+  if (!req) return feedPage(feed.results)
   const kept = keepDomains(feed.results, publisherRules(req), (r) => (r.domain ? `https://${r.domain}/` : undefined))
   const offset = pageOffset(req)
   const results = kept.slice(offset, offset + (req.num ?? 10)).map((r, i) => ({ ...r, position: offset + i + 1 }))
-  return { results, parse_quality: qualityOf(results.length, feed.failed) }
+  return feedPage(results)
 }
 
 /** Every item of the feed in feed order, positions from 1, and how many items lacked a title or link. */

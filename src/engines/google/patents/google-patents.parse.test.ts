@@ -95,7 +95,7 @@ describe('constructed xhr/query answer: "solar panel cleaning robot"', () => {
 
 describe('other answers', () => {
   it('reads an answer without results as empty', () => {
-    expect(parseGooglePatents(constructed('patents-no-results.constructed.json'))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(parseGooglePatents(constructed('patents-no-results.constructed.json'))).toEqual({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it("accepts the )]}' prefix, compact dates, ids without publication_number and skips non-patent literature", () => {

@@ -1,5 +1,5 @@
 import type { PatentResult, VerticalPage, VerticalRequest } from '../../engine.types.ts'
-import { qualityOf } from '../../parse/quality.ts'
+import { confirmEmpty, qualityOf } from '../../parse/quality.ts'
 import { compact, htmlText } from '../google-dom.util.ts'
 
 const PATENT_PAGE = 'https://patents.google.com/patent/'
@@ -31,7 +31,7 @@ export function parseGooglePatents(body: string, req?: Pick<VerticalRequest, 'pa
     }
   }
 
-  const page: VerticalPage<PatentResult> = { results, parse_quality: qualityOf(results.length, failed) }
+  const page: VerticalPage<PatentResult> = confirmEmpty({ results, parse_quality: qualityOf(results.length, failed) })
   const total = countOf(root.total_num_results)
   if (total !== undefined && results.length) page.total_results = total
   return page
