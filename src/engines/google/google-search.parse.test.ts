@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { fixture } from '../../../test/support/fake-upstream.ts'
-import { readFixture } from '../../../test/support/fixtures.ts'
+import { listFixtures, readFixture } from '../../../test/support/fixtures.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
+import { loadCheerio } from '../parse/cheerio-load.ts'
 import { parseGoogleSearch } from './google-search.parse.ts'
 
 const read = (path: string) => readFixture(`serp/google/${path}`).toString('utf8')
@@ -379,4 +380,15 @@ it('knowledge-graph attributes are fact rows, not widgets that contain a colon',
   expect(coffee.knowledge_graph?.attributes).toBeUndefined() // only a nutrition table with "Sources include: USDA…"
   const matrix = parseGoogleSearch(read('web-desktop/zlurad-matrix.html'))
   expect(matrix.knowledge_graph?.attributes?.Directors).toBe('Lilly Wachowski, Lana Wachowski')
+})
+
+describe('saysNoResults: only a page that itself says nothing matched', () => {
+  // A redesign that hides every result must still count as drift, never as "no results".
+  const pages = [...listFixtures('serp/google/web-desktop'), ...listFixtures('serp/google/web-mobile').map((f) => `../web-mobile/${f}`)]
+  it.each(pages.filter((f) => !f.includes('no-results') && !f.includes('recaptcha')))('%s with its results column emptied is not a no-results page', (file) => {
+    const $ = loadCheerio(readFixture(`serp/google/web-desktop/${file}`).toString('utf8'))
+    expect(parseGoogleSearch($.html()).saysNoResults).toBeUndefined()
+    $('#rso, #center_col, #search').empty()
+    expect(parseGoogleSearch($.html()).saysNoResults).toBeUndefined()
+  })
 })

@@ -8,7 +8,7 @@
 import type { CheerioAPI } from 'cheerio'
 import type { Element } from 'domhandler'
 import type { ParsedSearchPage, ParseQuality } from '../engine.types.ts'
-import { documentOf, domIndex, hasClass, type Positions } from '../parse/dom-index.ts'
+import { documentOf, domIndex, type Positions } from '../parse/dom-index.ts'
 import { loadPage } from '../parse/html.ts'
 import { selectAll } from '../parse/select.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
@@ -87,11 +87,17 @@ export function readGoogleSearch(html: string, opts: ParseOptions = {}): { page:
   return { page: dropEmpty(page), layout }
 }
 
-/** Google's own "did not match any documents" card: `.mnr-c` in every language, or the English wording. */
+/** "Your search - … - did not match any documents." */
 export const NO_RESULTS = /did not match any documents/i
+
+/**
+ * Google's own no-results card: in any language a heading in `#topstuff` quoting the query
+ * (`.card-section [role="heading"] em`), which no saved result page has (`.mnr-c` alone is a card
+ * class result pages use too); else the English wording (the no-JS page has no such markup).
+ */
 function saysNoResults($: CheerioAPI, html: string): boolean {
-  const doc = documentOf($)
-  return domIndex(doc).findFirst(doc, (el) => hasClass(el, 'mnr-c')) !== undefined || NO_RESULTS.test(html)
+  const topstuff = domIndex(documentOf($)).byId('topstuff')
+  return (topstuff !== undefined && selectAll($, topstuff, '.card-section [role="heading"] em').length > 0) || NO_RESULTS.test(html)
 }
 
 interface OrganicRead extends OrganicParse {
