@@ -63,9 +63,9 @@ export type ParsedSearchPage = Parsed<z.infer<typeof S.SearchSections>> & {
   total_results?: number
   parse_quality: ParseQuality
   /**
-   * Set when the page itself says nothing matched (Google's no-results card, Bing's `.b_no`,
-   * DuckDuckGo's `.no-results`, …). Such a page was read cleanly: engine health counts it as an
-   * answer, never as a sign of drift. Internal: never part of a response body.
+   * Set when the page itself says nothing matched (Google's no-results card, DuckDuckGo's
+   * `.no-results`, …; docs/engines.md lists them). Such a page was read cleanly: engine health
+   * counts it as an answer, never as a sign of drift. Internal: never part of a response body.
    */
   saysNoResults?: true
 }
