@@ -1,5 +1,6 @@
 import type { EngineFetch, EngineVertical, Provider } from '../engine.ts'
 import type { ParsedSearchPage, ParseQuality, VerticalPage, VerticalRequest } from '../engine.types.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import type { Json } from '../parse/text.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSearxngBlock, explainSearxngFailure } from './searxng.block.ts'
@@ -140,7 +141,8 @@ function windowOf<T extends { position: number }>(
   const parsed = pages[0]?.parse_quality ?? 'empty'
   const quality: ParseQuality =
     results.length === 0 ? (parsed === 'partial' ? 'partial' : 'empty') : parsed === 'partial' || fetched === 'partial' ? 'partial' : 'ok'
-  const answer: VerticalPage<T> = { results, parse_quality: quality }
+  // Empty with none of the instance's engines failing (failedEngines throws then): nothing matched.
+  const answer: VerticalPage<T> = confirmEmpty({ results, parse_quality: quality })
   if (pages[0]?.total_results !== undefined) answer.total_results = pages[0].total_results
   return answer
 }

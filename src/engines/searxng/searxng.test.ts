@@ -265,9 +265,9 @@ describe('searxngProvider', () => {
     expect((err as Error).message).toBe("no results: the SearXNG instance's engines failed: google (CAPTCHA), bing (timeout)")
     const failed = answering({ '1': searxngAnswer({ results: [], unresponsive_engines: [['bing', 'timeout']] }) })
     expect(((await provider.search.run(searchRequest(), failed).catch((e: unknown) => e)) as UpstreamError).code).toBe('upstream_error')
-    // Truly nothing found: an empty page.
+    // Truly nothing found: an empty page, which health counts as a clean answer.
     const empty = await provider.search.run(searchRequest(), answering({ '1': searxngAnswer({ results: [], unresponsive_engines: [] }) }))
-    expect(empty).toMatchObject({ results: [], parse_quality: 'empty' })
+    expect(empty).toMatchObject({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it('an answer that is not SearXNG JSON is an error naming the setting', async () => {
