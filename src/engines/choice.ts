@@ -82,7 +82,7 @@ export interface Answered<P> {
   attempts: RouteAttempt[]
 }
 
-type Page = { results: unknown[]; parse_quality: ParseQuality }
+type Page = { results: unknown[]; parse_quality: ParseQuality; saysNoResults?: true }
 
 /**
  * Asks the chosen provider, or walks `auto` / a list: the next provider whenever one is blocked,
@@ -185,8 +185,11 @@ async function askOne<P extends Page>(
   try {
     const answer = await pending
     // A page that says nothing matched is a clean answer; one empty for no stated reason may be drift.
-    const quality: ParseQuality =
-      'saysNoResults' in answer.page ? 'ok' : answer.page.results.length === 0 && answer.page.parse_quality === 'ok' ? 'empty' : answer.page.parse_quality
+    const quality: ParseQuality = answer.page.saysNoResults
+      ? 'ok'
+      : answer.page.results.length === 0 && answer.page.parse_quality === 'ok'
+        ? 'empty'
+        : answer.page.parse_quality
     engines.health.record(name, layout, { outcome: 'ok', ms: Math.round(performance.now() - started), quality })
     return answer
   } catch (error) {

@@ -12,6 +12,7 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { KnowledgeGraph, OrganicResult, ParsedSearchPage, ParseQuality } from '../engine.types.ts'
 import { loadPage } from '../parse/html.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import { domainOf, httpUrl, normText } from '../parse/text.ts'
 
 const DDG_ORIGIN = 'https://duckduckgo.com/'
@@ -46,9 +47,8 @@ export function parseDuckDuckGoPage(body: string): DuckDuckGoPage {
   const next = nextForm($)
   if (layout === 'js-shell' || layout === 'unknown') return { layout, next, page: { results: [], parse_quality: 'partial' } }
   const read = layout === 'html' ? readHtml($) : readLite($)
-  const page: ParsedSearchPage = { results: read.results, parse_quality: qualityOf(read) }
-  // `empty` is only ever the page's own "No results".
-  if (page.parse_quality === 'empty') page.saysNoResults = true
+  // `empty` is only ever the page's own "No results" (qualityOf).
+  const page: ParsedSearchPage = confirmEmpty({ results: read.results, parse_quality: qualityOf(read) })
   const kg = layout === 'html' ? zeroClick($) : undefined
   if (kg) page.knowledge_graph = kg
   return { layout, next, page }

@@ -14,6 +14,7 @@
  */
 import type { EngineFetch, EngineWebSearch } from '../engine.ts'
 import type { OrganicResult, ParsedSearchPage, ParseQuality, SearchRequest } from '../engine.types.ts'
+import { confirmEmpty } from '../parse/quality.ts'
 import { detectDuckDuckGoBlock, detectDuckDuckGoDjsBlock } from './duckduckgo.block.ts'
 import { offsetOf, parseDjs, preloadLinkOf } from './duckduckgo.djs.ts'
 import { type DuckDuckGoPage, parseDuckDuckGoPage } from './duckduckgo.parse.ts'
@@ -215,9 +216,8 @@ function windowOf(byIndex: Map<number, OrganicResult>, start: number, end: numbe
     const r = byIndex.get(i)
     if (r) results.push({ ...r, position: results.length + 1 })
   }
-  const parse_quality = qualityOf(results.length, qualities)
-  // `empty` is only ever what the pages said: a clean answer, not a sign of drift.
-  return parse_quality === 'empty' ? { results, parse_quality, saysNoResults: true } : { results, parse_quality }
+  // `empty` is only ever what the pages said (qualityOf): a clean answer, not a sign of drift.
+  return confirmEmpty({ results, parse_quality: qualityOf(results.length, qualities) })
 }
 
 /**

@@ -21,7 +21,7 @@ import { keepDomains, pageOffset } from '../google-vertical.util.ts'
 export function parseGoogleNews(xml: string, req?: VerticalRequest): VerticalPage<NewsResult> {
   const feed = parseNewsFeed(xml)
   // An RSS feed without items: Google News has nothing for the query.
-  const feedPage = <T>(results: T[]) => confirmEmpty({ results, parse_quality: qualityOf(results.length, feed.failed) }, isRssFeed(xml))
+  const feedPage = <T>(results: T[]) => confirmEmpty({ results, parse_quality: qualityOf(results.length, feed.failed) }, feed.isFeed)
   if (!req) return feedPage(feed.results)
   const kept = keepDomains(feed.results, publisherRules(req), (r) => (r.domain ? `https://${r.domain}/` : undefined))
   const offset = pageOffset(req)
@@ -29,9 +29,9 @@ export function parseGoogleNews(xml: string, req?: VerticalRequest): VerticalPag
   return feedPage(results)
 }
 
-/** Every item of the feed in feed order, positions from 1, and how many items lacked a title or link. */
-export function parseNewsFeed(xml: string): { results: NewsResult[]; failed: number } {
-  if (!xml || !isRssFeed(xml)) return { results: [], failed: 0 }
+/** Every item of the feed in feed order, positions from 1, how many items lacked a title or link, and whether the body was RSS at all. */
+function parseNewsFeed(xml: string): { results: NewsResult[]; failed: number; isFeed: boolean } {
+  if (!xml || !isRssFeed(xml)) return { results: [], failed: 0, isFeed: false }
   const $ = loadCheerio(xml, { xml: true })
   const results: NewsResult[] = []
   let failed = 0
@@ -63,7 +63,7 @@ export function parseNewsFeed(xml: string): { results: NewsResult[]; failed: num
       }),
     )
   }
-  return { results, failed }
+  return { results, failed, isFeed: true }
 }
 
 /**
