@@ -35,6 +35,8 @@ const Env = z.object({
   // Trawl's own settings (README "Configuration").
   TRAWL_PROXY_POOLS: z.string().default(''),
   TRAWL_UPSTREAM_TIMEOUT_MS: positiveInt(15_000),
+  // The cap on one proof-of-work solve of an engine's gate (docs/engines.md "Gates").
+  TRAWL_POW_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(4_000),
   TRAWL_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   // Slow clients (docs/operations.md): the headers, and the whole request, must arrive within these.
   TRAWL_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
@@ -113,6 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usdPerCredit: e.TRAWL_USD_PER_CREDIT,
     proxyPools: Object.freeze(proxyPools),
     upstreamTimeoutMs: e.TRAWL_UPSTREAM_TIMEOUT_MS,
+    powTimeoutMs: e.TRAWL_POW_TIMEOUT_MS,
     bodyLimitBytes: e.TRAWL_BODY_LIMIT_BYTES,
     // Node refuses a headers timeout longer than the request timeout.
     headersTimeoutMs: Math.min(e.TRAWL_HEADERS_TIMEOUT_MS, e.TRAWL_REQUEST_TIMEOUT_MS),

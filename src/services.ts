@@ -4,6 +4,7 @@ import { refundStaleReservations } from './billing/credits.ts'
 import { connectRedis } from './cache/redis.ts'
 import { CACHE_TTL_MS, databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
+import { gatePassStore } from './engines/gates/gate-pass.store.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
 import { createEngines, type Engines, engineOptionsOf } from './engines/registry.ts'
 import { createUpstreamClient, type UpstreamClient } from './engines/upstream/upstream-client.ts'
@@ -66,7 +67,7 @@ export async function openServices(config: Config): Promise<Services> {
   const signals = await openSignals(config, store, redis)
   const renderer = createRenderer(config)
   // Engine pages that need scripts are drawn by the same guarded browser as page reading.
-  const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals), browser: renderer })
+  const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals), browser: renderer, passes: gatePassStore(store) })
   const reader = createReaderPool(config.readerThreads)
   const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
   const engines = createEngines(upstream, {

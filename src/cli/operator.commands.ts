@@ -189,6 +189,10 @@ export const operatorCommands: Command[] = [
           r.reason ?? '',
         ])
         print(table(['engine', 'vertical', 'route', 'HTTP', 'verdict', 'results', 'parse', 'latency', 'why'], rows))
+        for (const g of report.gates) {
+          const mean = g.mean_solve_ms === null ? '' : `, ${g.mean_solve_ms} ms a solve on average`
+          print(`${g.gate} proof of work: ${g.solved} solved, ${g.failed} not passed${mean}`)
+        }
         if (report.primary_ok !== null) {
           print(
             report.primary_ok

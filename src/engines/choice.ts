@@ -93,15 +93,21 @@ export async function askEngines<P extends Page>(
   engines: Engines,
   choice: string,
   need: EngineNeed,
-  ask: (engine: SearchEngine) => Promise<EngineAnswer<P>> | undefined,
+  ask: (engine: SearchEngine, deadline: number, more: boolean) => Promise<EngineAnswer<P>> | undefined,
 ): Promise<Answered<P>> {
   const planned = planEngines(engines, choice, need)
+  // One deadline for the whole walk: every route and provider asked shares it.
+  const deadline = Date.now() + engines.deadlineMs
   const order = planned.length > 1 ? healthyFirst(engines, planned, need.vertical) : { tryNow: planned, skipped: [] }
   const attempts: RouteAttempt[] = order.skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
   let lastError: unknown
   let unreadable: Answered<P> | undefined
   for (const [i, name] of order.tryNow.entries()) {
-    const answer = await askOne(engines, name, need.vertical, ask)
+    if (i > 0 && Date.now() >= deadline) {
+      attempts.push(...order.tryNow.slice(i).map((n) => ({ ...skippedAttempt(n, ''), reason: 'not asked: the request deadline had passed' })))
+      break
+    }
+    const answer = await askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, i < order.tryNow.length - 1))
     attempts.push(...answer.attempts)
     if ('error' in answer) {
       lastError = answer.error
@@ -129,12 +135,13 @@ export async function askEngines<P extends Page>(
 export async function askConsensus<P extends Page>(
   engines: Engines,
   need: EngineNeed,
-  ask: (engine: SearchEngine, signal: AbortSignal) => Promise<EngineAnswer<P>>,
+  ask: (engine: SearchEngine, signal: AbortSignal, deadline: number) => Promise<EngineAnswer<P>>,
 ): Promise<{ answers: Answered<P>[]; attempts: RouteAttempt[] }> {
   const planned = planEngines(engines, 'consensus', need)
   const { tryNow, skipped } = healthyFirst(engines, planned, need.vertical)
-  const deadline = AbortSignal.timeout(engines.consensusDeadlineMs)
-  const settled = await Promise.all(tryNow.map((name) => askOne(engines, name, need.vertical, (engine) => ask(engine, deadline))))
+  const until = Date.now() + engines.deadlineMs
+  const deadline = AbortSignal.timeout(engines.deadlineMs)
+  const settled = await Promise.all(tryNow.map((name) => askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, until))))
   const attempts: RouteAttempt[] = skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
   const answers: Answered<P>[] = []
   for (const [i, answer] of settled.entries()) {
@@ -160,14 +167,16 @@ export const searchNeed = (req: SearchRequest): EngineNeed => ({ vertical: 'sear
 export const verticalNeed = (req: VerticalRequest): EngineNeed => ({ vertical: req.endpoint, params: sentParams(req) })
 
 /** A web search on `req.engine` (a provider, a list or auto), walked as askEngines does. */
-export const searchWeb = (engines: Engines, req: SearchRequest) => askEngines(engines, req.engine, searchNeed(req), (engine) => engine.search(req))
+export const searchWeb = (engines: Engines, req: SearchRequest) =>
+  askEngines(engines, req.engine, searchNeed(req), (engine, deadline, more) => engine.search(req, { deadline, more }))
 
 /** A web search on the consensus set, as askConsensus does. */
-export const searchConsensus = (engines: Engines, req: SearchRequest) => askConsensus(engines, searchNeed(req), (engine, signal) => engine.search(req, signal))
+export const searchConsensus = (engines: Engines, req: SearchRequest) =>
+  askConsensus(engines, searchNeed(req), (engine, signal, deadline) => engine.search(req, { signal, deadline }))
 
 /** A vertical (images, news, …) on `req.engine`, the primary when none is named. */
 export const searchVertical = (engines: Engines, req: VerticalRequest) =>
-  askEngines(engines, req.engine ?? engines.primary, verticalNeed(req), (engine) => engine.vertical?.(req))
+  askEngines(engines, req.engine ?? engines.primary, verticalNeed(req), (engine, deadline, more) => engine.vertical?.(req, { deadline, more }))
 
 type OneAnswer<P> = { page: P; attempts: RouteAttempt[] } | { error: unknown; attempts: RouteAttempt[] }
 

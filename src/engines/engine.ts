@@ -1,4 +1,5 @@
 import type { ParsedSearchPage, SearchRequest, VerticalEndpoint, VerticalPage, VerticalRequest } from './engine.types.ts'
+import type { EngineGate } from './gates/gate.types.ts'
 import type { EngineName } from './registry.ts'
 import type { BlockDetector, RouteAttempt } from './upstream/upstream.types.ts'
 
@@ -89,6 +90,29 @@ export interface Provider {
   fallbackRoutes?: readonly EngineWebSearch[]
   verticals: Partial<Record<VerticalEndpoint, EngineVertical<unknown>>>
   detectBlock: BlockDetector
+  /**
+   * The proof-of-work gate the engine puts in front of non-browser clients (gates/), solved by the
+   * upstream client on any of the provider's fetches whose answer carries its challenge.
+   */
+  gate?: EngineGate
+}
+
+/** How one request asks a bound provider. */
+export interface AskOptions {
+  /** Aborting stops the provider's fetches (the consensus deadline); rethrown as is. */
+  signal?: AbortSignal
+  /** Web search: only this route, health not steering (`trawl engines check`). */
+  route?: string
+  /**
+   * The request's one deadline (epoch ms), shared by every route and provider it walks: each
+   * fetch gets what is left, and none starts after it (503 upstream_timeout).
+   */
+  deadline?: number
+  /**
+   * More providers wait after this one: each fetch takes at most half of what is left, so an
+   * engine that never answers leaves time for the next (the last one asked gets all of it).
+   */
+  more?: boolean
 }
 
 /** A provider bound to the upstream client: what search, verticals, rank and customsearch call. */
@@ -99,13 +123,10 @@ export interface SearchEngine {
   routes(): RouteInfo[]
   /** Whether a request of `vertical` setting `param` can be served (web search: by some route). */
   takes(vertical: EngineVerticalName, param: EngineParam): boolean
-  /**
-   * Web search over the routes that can serve `req`, healthy ones first, billed once by the
-   * caller. With `route`, only that route is asked and health does not steer (`engines check`).
-   */
-  search(req: SearchRequest, signal?: AbortSignal, route?: string): Promise<EngineAnswer<ParsedSearchPage>>
+  /** Web search over the routes that can serve `req`, healthy ones first, billed once by the caller. */
+  search(req: SearchRequest, opts?: AskOptions): Promise<EngineAnswer<ParsedSearchPage>>
   /** The engine's other verticals; undefined for one it does not offer. */
-  vertical?(req: VerticalRequest): Promise<EngineAnswer<VerticalAnswer<unknown>>> | undefined
+  vertical?(req: VerticalRequest, opts?: AskOptions): Promise<EngineAnswer<VerticalAnswer<unknown>>> | undefined
   /** Throws invalid_request for a request `vertical` would refuse, so it fails before credits are reserved. */
   validateVertical?(req: VerticalRequest): void
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts'
 import { sentParams } from './choice.ts'
 import { compileSiteOperators, keepDomains } from './domain-filter.ts'
-import type { EngineFetch, EngineParam, EngineWebSearch, Provider, SearchEngine, VerticalAnswer } from './engine.ts'
+import type { AskOptions, EngineFetch, EngineParam, EngineWebSearch, Provider, SearchEngine, VerticalAnswer } from './engine.ts'
 import type { ParsedSearchPage, SearchRequest, VerticalRequest } from './engine.types.ts'
 import { type EngineHealth, routeLayout } from './health.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
@@ -25,18 +25,24 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
   const routeName = (route: EngineWebSearch) => route.route ?? 'web'
   const routeTakes = (route: EngineWebSearch, param: EngineParam) => (route.params ?? provider.capabilities.params).includes(param)
 
-  const fetcher = (attempts: RouteAttempt[], signal?: AbortSignal, route?: string): EngineFetch => {
+  const fetcher = (attempts: RouteAttempt[], opts: AskOptions, route?: string): EngineFetch => {
     const named = (list: RouteAttempt[]) => (route ? list.map((a) => ({ ...a, route })) : list)
     return async (url, headers, detectBlock, form, how) => {
+      const remaining = opts.deadline === undefined ? undefined : opts.deadline - Date.now()
+      if (remaining !== undefined && remaining <= 0) throw outOfTime(provider.name, route, url)
+      // With routes or providers still to ask, a hung engine must not take all of it.
+      const left = remaining !== undefined && opts.more ? Math.ceil(remaining / 2) : remaining
       try {
         const fetched = await upstream.fetchPage({
           engine: provider.name,
           url,
           headers,
           form,
-          signal,
+          signal: opts.signal,
+          ...(left !== undefined && { timeoutMs: left }),
           detectBlock: detectBlock ?? provider.detectBlock,
           render: how?.render,
+          ...(provider.gate && { gate: provider.gate }),
         })
         attempts.push(...named(fetched.attempts))
         return fetched
@@ -47,20 +53,30 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
     }
   }
 
+  const skippedRoute = (r: EngineWebSearch, reason: string): RouteAttempt => ({
+    engine: provider.name,
+    route: routeName(r),
+    host: '',
+    pool: null,
+    outcome: 'skipped',
+    reason,
+    ms: 0,
+  })
+
   /** One route asked once, its outcome recorded for the route's health. */
-  async function askRoute(route: EngineWebSearch, req: SearchRequest, attempts: RouteAttempt[], signal?: AbortSignal): Promise<ParsedSearchPage> {
+  async function askRoute(route: EngineWebSearch, req: SearchRequest, attempts: RouteAttempt[], opts: AskOptions): Promise<ParsedSearchPage> {
     const name = routeName(route)
     const layout = routeLayout('search', name)
     const started = performance.now()
     const ms = () => Math.round(performance.now() - started)
     const before = attempts.length
     try {
-      const page = await route.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, signal, name))
+      const page = await route.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, opts, name))
       const quality = page.results.length > 0 || page.saysNoResults ? 'ok' : page.parse_quality === 'ok' ? 'empty' : page.parse_quality
       health.record(provider.name, layout, { outcome: 'ok', ms: ms(), quality })
       return page
     } catch (err) {
-      if (signal?.aborted || !isRouteFailure(err)) throw err
+      if (opts.signal?.aborted || !isRouteFailure(err)) throw err
       // A route that fetched fine but could not read the page says so under its own name.
       if (attempts.length === before || attemptsOf(err).length === 0) {
         attempts.push({
@@ -89,7 +105,8 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       if (vertical !== 'search') return provider.capabilities.params.includes(param)
       return routes.some((r) => routeTakes(r, param))
     },
-    async search(req, signal, only) {
+    async search(req, opts = {}) {
+      const only = opts.route
       const attempts: RouteAttempt[] = []
       const sent = sentParams(req)
       const usable = routes.filter((r) => (only ? routeName(r) === only : !r.unavailable?.() && sent.every((p) => routeTakes(r, p))))
@@ -103,23 +120,20 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       for (const r of usable) {
         if (order.includes(r)) continue
         const state = health.state(provider.name, routeLayout('search', routeName(r)))
-        attempts.push({
-          engine: provider.name,
-          route: routeName(r),
-          host: '',
-          pool: null,
-          outcome: 'skipped',
-          reason: `route ${state}; not asked until its cool-down ends`,
-          ms: 0,
-        })
+        attempts.push(skippedRoute(r, `route ${state}; not asked until its cool-down ends`))
       }
       let unreadable: ParsedSearchPage | undefined
       for (const [i, route] of order.entries()) {
+        // The request's deadline is spent: the routes left are not asked (named in meta.route).
+        if (opts.deadline !== undefined && Date.now() >= opts.deadline) {
+          attempts.push(...order.slice(i).map((r) => skippedRoute(r, 'not asked: the request deadline had passed')))
+          break
+        }
         let page: ParsedSearchPage
         try {
-          page = await askRoute(route, req, attempts, signal)
+          page = await askRoute(route, req, attempts, { ...opts, more: opts.more || i < order.length - 1 })
         } catch (err) {
-          if (signal?.aborted || !isRouteFailure(err)) throw err
+          if (opts.signal?.aborted || !isRouteFailure(err)) throw err
           continue // recorded in attempts and the route's health
         }
         // Result markup of which nothing was read: the next route may do better.
@@ -144,12 +158,12 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
     validateVertical(req) {
       provider.verticals[req.endpoint]?.validate?.(req)
     },
-    vertical(req) {
+    vertical(req, opts = {}) {
       const vertical = provider.verticals[req.endpoint]
       if (!vertical) return undefined
       const attempts: RouteAttempt[] = []
-      if (!LINK_VERTICALS.has(req.endpoint)) return vertical.run(req, fetcher(attempts)).then((page) => ({ page, attempts }))
-      return vertical.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts)).then((page) => {
+      if (!LINK_VERTICALS.has(req.endpoint)) return vertical.run(req, fetcher(attempts, opts)).then((page) => ({ page, attempts }))
+      return vertical.run(withSites(req, provider.capabilities.siteOperator), fetcher(attempts, opts)).then((page) => {
         const offset = ((req.page ?? 1) - 1) * (req.num ?? 10)
         const kept = filterLinks(page.results as { link?: string | null; position: number }[], req)
         const results = kept.map((r, i) => ({ ...r, position: offset + i + 1 }))
@@ -157,6 +171,20 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       })
     },
   }
+}
+
+/** A fetch that would start after the request's deadline: a timeout, named as one. */
+function outOfTime(engine: string, route: string | undefined, url: string): UpstreamError {
+  const attempt: RouteAttempt = {
+    engine,
+    ...(route && { route }),
+    host: new URL(url).host,
+    pool: null,
+    outcome: 'timeout',
+    reason: 'the request deadline had passed',
+    ms: 0,
+  }
+  return upstreamErrorFor('upstream_timeout', engine, [attempt])
 }
 
 /** A refusal, timeout or failure of the engine (the next route may do better); anything else is thrown as is. */

@@ -38,6 +38,7 @@ function setup(answers: Record<string, 'ok' | 'captcha' | 'refused'>, pages: Rec
     },
     browserRefusal: () => null,
     poolHealth: () => [],
+    gateStats: () => [],
     close: async () => {},
   }
   const route = (name: string, params?: EngineWebSearch['params']): EngineWebSearch => ({
@@ -100,7 +101,7 @@ describe('routes of one provider', () => {
     expect(asked).toEqual(['/web'])
     expect(engine.takes('search', 'ads')).toBe(true)
     asked.length = 0
-    await engine.search(req, undefined, 'browser')
+    await engine.search(req, { route: 'browser' })
     expect(asked).toEqual(['/browser'])
   })
 

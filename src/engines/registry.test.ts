@@ -16,7 +16,7 @@ import {
 import type { UpstreamClient } from './upstream/upstream-client.ts'
 
 const upstream = { browserRefusal: () => null } as unknown as UpstreamClient
-const bare: EngineOptions = { reviewsTokenSecret: 'x'.repeat(32), braveApiKey: null, cooldownMs: 1000, consensusDeadlineMs: 1000 }
+const bare: EngineOptions = { reviewsTokenSecret: 'x'.repeat(32), braveApiKey: null, cooldownMs: 1000, deadlineMs: 1000 }
 const configured: EngineOptions = { ...bare, searxngUrl: 'http://127.0.0.1:9/', serperApiKey: 'key' }
 
 const rows = Object.entries<ProviderRow>(CAPABILITY_TABLE)

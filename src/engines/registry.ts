@@ -23,7 +23,7 @@ export interface EngineOptions {
   serperApiKey?: string | null
   cooldownMs: number
   /** One deadline for every provider `consensus` asks (the upstream deadline). */
-  consensusDeadlineMs: number
+  deadlineMs: number
   share?: HealthShare
 }
 
@@ -102,7 +102,7 @@ export class Engines {
   constructor(
     private readonly rows: { engine: SearchEngine; auto: boolean; consensus: boolean }[],
     health: EngineHealth,
-    readonly consensusDeadlineMs: number,
+    readonly deadlineMs: number,
   ) {
     this.health = health
     for (const row of rows) this.byName.set(row.engine.name, row.engine)
@@ -166,7 +166,7 @@ export function engineOptionsOf(config: Pick<Config, 'braveApiKey' | 'searxngUrl
     searxngUrl: config.searxngUrl,
     serperApiKey: config.serperApiKey,
     cooldownMs: config.engineCooldownMs,
-    consensusDeadlineMs: config.upstreamTimeoutMs,
+    deadlineMs: config.upstreamTimeoutMs,
   }
 }
 
@@ -177,5 +177,5 @@ export function createEngines(upstream: UpstreamClient, opts: EngineOptions): En
     const provider = r.provider(opts, upstream)
     if (provider) rows.push({ engine: bindProvider(upstream, provider, health), auto: r.auto, consensus: r.consensus })
   }
-  return new Engines(rows, health, opts.consensusDeadlineMs)
+  return new Engines(rows, health, opts.deadlineMs)
 }

@@ -45,6 +45,21 @@ const upstreamDuration = new Histogram({
   registers: [registry],
 })
 
+const gateSolves = new Counter({
+  name: 'trawl_gate_solves_total',
+  help: "Proof-of-work challenges of engines' gates, by gate (anubis, altcha) and outcome (solved, too_hard, failed, refused: solved but not taken)",
+  labelNames: ['gate', 'outcome'] as const,
+  registers: [registry],
+})
+
+const gateSolveDuration = new Histogram({
+  name: 'trawl_gate_solve_duration_seconds',
+  help: "CPU time of one solved proof-of-work challenge of an engine's gate, on a worker thread, by gate",
+  labelNames: ['gate'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16],
+  registers: [registry],
+})
+
 const creditsDebited = new Counter({
   name: 'trawl_credits_debited_total',
   help: 'Credits taken from balances (held by realtime calls, or charged), by ledger endpoint',
@@ -121,6 +136,10 @@ export const metrics = {
   upstreamAttempt(a: { engine: string; outcome: string; pool: string | null; ms: number }) {
     upstreamAttempts.inc({ engine: a.engine, outcome: a.outcome, pool: a.pool ?? 'direct' })
     upstreamDuration.observe({ engine: a.engine, outcome: a.outcome }, a.ms / 1000)
+  },
+  gateSolve(gate: string, outcome: 'solved' | 'too_hard' | 'failed' | 'refused', ms: number) {
+    gateSolves.inc({ gate, outcome })
+    if (outcome === 'solved') gateSolveDuration.observe({ gate }, ms / 1000)
   },
   creditsDebited(endpoint: string, mc: number) {
     if (mc > 0) creditsDebited.inc({ endpoint }, mc / 1000)

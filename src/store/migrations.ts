@@ -305,6 +305,19 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('login_attempts_resets').on('login_attempts').columns(['resets_at']).execute()
       },
     },
+    // Cookies earned at engines' proof-of-work gates, shared by every process so that a
+    // deployment solves a challenge once (engines/gates/gate-pass.store.ts).
+    '0011_engine_passes': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('engine_passes')
+          .addColumn('session', 'text', (c) => c.primaryKey())
+          .addColumn('cookies', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute()
+      },
+    },
   }
 }
 

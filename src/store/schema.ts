@@ -23,6 +23,7 @@ export interface Tables {
   monitor_runs: MonitorRunRow
   monitor_seen: MonitorSeenRow
   login_attempts: LoginAttemptRow
+  engine_passes: EnginePassRow
 }
 
 export interface AccountRow {
@@ -289,4 +290,15 @@ export interface LoginAttemptRow {
   attempts: number
   /** Epoch ms when the window ends and the count starts again from 0. */
   resets_at: number
+}
+
+export interface EnginePassRow {
+  /** The engine session: `<site>|<direct or proxy host>` (engines/upstream/engine-session.ts). */
+  session: string
+  /** The session's cookie jar as tough-cookie serialises it (JSON). */
+  cookies: string
+  /** Epoch ms when the pass was earned. */
+  updated_at: number
+  /** Epoch ms when its last cookie expires; the row is ignored, then deleted, after it. */
+  expires_at: number
 }

@@ -89,7 +89,9 @@ export function createImpitTransport(options: ImpitTransportOptions = {}): Upstr
         throw impitFailure(err)
       }
       const headers: Record<string, string> = {}
-      for (const [name, value] of res.headers) headers[name] = value
+      for (const [name, value] of res.headers) if (name !== 'set-cookie') headers[name] = value
+      // Each Set-Cookie is its own header line: kept as a list, never joined (engine-session.ts).
+      const setCookie = res.headers.getSetCookie()
       const codings = (headers['content-encoding'] ?? '')
         .split(',')
         .map((s) => s.trim().toLowerCase())
@@ -98,7 +100,7 @@ export function createImpitTransport(options: ImpitTransportOptions = {}): Upstr
       if (decoded) delete headers['content-encoding']
       return {
         status: res.status,
-        headers,
+        headers: setCookie.length > 0 ? { ...headers, 'set-cookie': setCookie } : headers,
         async bytes(maxBytes) {
           if (codings.length > 0 && !decoded) {
             await res.body.cancel().catch(() => {})

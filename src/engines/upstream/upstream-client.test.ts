@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { ProxyPool } from '../../config.ts'
+import { type EngineGate, GateError } from '../gates/gate.types.ts'
 import { detectGoogleBlock } from '../google/google-block.detect.ts'
 import { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.ts'
 import { attemptsOf, UpstreamError } from './upstream-error.ts'
@@ -107,6 +108,18 @@ beforeAll(async () => {
         return send(res, 302, '', { location: 'https://example.org/' })
       case '/loop':
         return send(res, 302, '', { location: '/loop' })
+      case '/set-two':
+        res.writeHead(200, { 'set-cookie': ['one=1; Path=/', 'two=2; Path=/; Secure; HttpOnly'], 'content-type': 'text/plain' })
+        return res.end('set')
+      case '/fresh-429': // a fresh client's first request: 429 with the cookie the retry needs
+        if (/(?:^|; )ok=yes/.test(req.headers.cookie ?? '')) return send(res, 200, `served with ${req.headers.cookie}`)
+        return send(res, 429, 'slow down', { 'set-cookie': 'ok=yes; Path=/' })
+      case '/gated': // a page behind a gate: its challenge until the pass cookie is sent
+        if (/(?:^|; )pass=granted/.test(req.headers.cookie ?? '')) return send(res, 200, `<p>gated results ${req.headers.cookie}</p>`)
+        return send(res, 200, '<p>challenge</p>', { 'set-cookie': 'verify=v1; Path=/' })
+      case '/earn': // the gate's redeem: needs the cookie the challenge page set
+        if (!/(?:^|; )verify=v1/.test(req.headers.cookie ?? '')) return send(res, 500, 'no verification cookie')
+        return send(res, 302, '', { location: '/gated', 'set-cookie': 'pass=granted; Path=/; Max-Age=600' })
       default:
         return send(res, 404, 'unknown')
     }
@@ -194,7 +207,62 @@ describe.each(['impit', 'undici'] as const)('%s transport', (name) => {
         url: 'https://html.duckduckgo.com/form',
         form: { q: 'a b', kl: 'wt-wt' },
       })
-      expect(page.body).toBe('POST application/x-www-form-urlencoded q=a+b&kl=wt-wt')
+      expect(page.body).toBe('POST application/x-www-form-urlencoded; charset=utf-8 q=a+b&kl=wt-wt')
+    })
+  })
+
+  describe('engine sessions and gates', () => {
+    test('every cookie an engine sets goes back with its next requests, after the engine’s own', async () => {
+      const c = client({ '*': upstream.url })
+      await c.fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/set-two' })
+      const page = await c.fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/echo-headers', headers: { Cookie: 'own=x' } })
+      expect((JSON.parse(page.body) as Record<string, string>).cookie).toBe('own=x; one=1; two=2')
+      // Another site has a session of its own.
+      const other = await c.fetchPage({ engine: 'bing', url: 'https://www.bing.com/echo-headers' })
+      expect((JSON.parse(other.body) as Record<string, string>).cookie).toBeUndefined()
+    })
+
+    test('a 429 that sets a cookie is asked once more with it, inside the same attempt', async () => {
+      const c = client({ '*': upstream.url })
+      const page = await c.fetchPage({ engine: 'brave', url: 'https://search.brave.com/fresh-429' })
+      expect(page.body).toBe('served with ok=yes')
+      expect(page.attempts).toEqual([expect.objectContaining({ outcome: 'ok', status: 200 })])
+    })
+
+    const gate = (passes: string[]): EngineGate => ({
+      name: 'test-gate',
+      detect: (res) => (res.body.includes('<p>challenge</p>') ? { at: res.url } : null),
+      async pass(challenge, http) {
+        passes.push((challenge as { at: string }).at)
+        const earned = await http.get('https://www.startpage.com/earn')
+        if (earned.status !== 302) throw new GateError(`redeem answered HTTP ${earned.status}`)
+      },
+    })
+
+    test('a gate is passed once, with the cookies the challenge set, and the pass is reused', async () => {
+      const passes: string[] = []
+      const c = client({ '*': upstream.url })
+      const first = await c.fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: gate(passes) })
+      expect(first.body).toContain('gated results')
+      expect(first.body).toContain('pass=granted')
+      const second = await c.fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: gate(passes) })
+      expect(second.body).toContain('gated results')
+      expect(passes).toEqual(['https://www.startpage.com/gated'])
+      // Concurrent searches on a fresh session wait for one pass.
+      const fresh = client({ '*': upstream.url })
+      const together = await Promise.all(
+        [1, 2, 3].map(() => fresh.fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: gate(passes) })),
+      )
+      expect(together.every((p) => p.body.includes('gated results'))).toBe(true)
+      expect(passes).toHaveLength(2)
+      expect(fresh.gateStats()).toEqual([])
+    })
+
+    test('a gate that cannot be passed is a block with its reason', async () => {
+      const refusing: EngineGate = { ...gate([]), pass: async () => Promise.reject(new GateError('proof of work harder than the 10 ms cap')) }
+      const err = await failure(client({ '*': upstream.url }).fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: refusing }))
+      expect(err.code).toBe('upstream_blocked')
+      expect(attemptsOf(err)).toEqual([expect.objectContaining({ outcome: 'blocked', reason: 'test-gate: proof of work harder than the 10 ms cap' })])
     })
   })
 

@@ -2,6 +2,9 @@ import { isIP } from 'node:net'
 import type { Config } from '../../config.ts'
 import { metrics } from '../../metrics/metrics.ts'
 import { isPublicAddress, stripBrackets } from '../../net/address-policy.ts'
+import { type EngineGate, GateError, type GateHttp, type GateResponse, type PowSolver } from '../gates/gate.types.ts'
+import { createPowSolver } from '../gates/pow.ts'
+import { EngineSessions, type PassStore } from './engine-session.ts'
 import { createImpitTransport } from './impit-transport.ts'
 import { type CooldownOptions, DEFAULT_COOLDOWN, type PenaltyShare, ProxyPools, type ProxyRoute } from './proxy-pool.ts'
 import { BodyTooLargeError, decodeText, UnsupportedEncodingError } from './response-body.ts'
@@ -11,7 +14,7 @@ import { type UpstreamErrorCode, upstreamErrorFor } from './upstream-error.ts'
 import { isSameSite, type MappedTarget, mapUpstream, resolveRedirect } from './upstream-route.ts'
 import type { UpstreamTransport } from './upstream-transport.ts'
 
-export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'> & Partial<Pick<Config, 'allowPrivateNetwork'>>
+export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'> & Partial<Pick<Config, 'allowPrivateNetwork' | 'powTimeoutMs'>>
 
 export interface UpstreamClientOptions {
   /** Attempts per fetchPage across all routes (default 4). Without proxy pools there is one. */
@@ -35,6 +38,10 @@ export interface UpstreamClientOptions {
   insecureTls?: boolean
   /** Draws pages for requests with `render` (the engines' browser routes); absent = no browser. */
   browser?: EngineBrowser
+  /** Where passes earned at engines' gates are shared with the deployment's other processes. */
+  passes?: PassStore
+  /** Solves gates' proof-of-work jobs (default: worker threads capped at config.powTimeoutMs). */
+  solve?: PowSolver
 }
 
 export interface UpstreamClient {
@@ -44,16 +51,31 @@ export interface UpstreamClient {
   browserRefusal(url: string): string | null
   /** Per-proxy health for diagnostics; [] when no pools are configured. */
   poolHealth(): ProxyHealth[]
+  /** This process's proof-of-work solves per gate since start (`trawl engines check`). */
+  gateStats(): GateStats[]
   close(): Promise<void>
 }
 
 const DIRECT = null
+
+export interface GateStats {
+  gate: string
+  solved: number
+  /** Challenges harder than the cap, and refusals of a solved challenge. */
+  failed: number
+  /** Mean milliseconds of a successful solve; null before the first. */
+  meanSolveMs: number | null
+}
 
 /** What one hop chain came back with, before classification. */
 interface RawPage {
   status: number
   url: string
   body: string
+  /** The last answer's headers (lower-case names). */
+  headers: Record<string, string | string[] | undefined>
+  /** Whether any answer of the hop chain set a cookie. */
+  setCookie?: boolean
   /** Set when a redirect was not followed, and why. */
   stopped?: 'block' | 'off-site' | 'too-many' | 'bad-location'
   blockReason?: string
@@ -74,27 +96,72 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN, Date.now, options.share)
   const transport = transportOf(options)
 
+  const sessions = new EngineSessions(options.passes)
+  const stats = new Map<string, { solved: number; failed: number; solveMs: number }>()
+  const statsOf = (gate: string) => {
+    const entry = stats.get(gate) ?? { solved: 0, failed: 0, solveMs: 0 }
+    stats.set(gate, entry)
+    return entry
+  }
+  const solve =
+    options.solve ??
+    createPowSolver({
+      timeoutMs: config.powTimeoutMs ?? 4_000,
+      onSolve: (gate, outcome, ms) => {
+        metrics.gateSolve(gate, outcome, ms)
+        if (outcome !== 'solved') return
+        const entry = statsOf(gate)
+        entry.solved++
+        entry.solveMs += ms
+      },
+    })
+  /** One gate passed at a time per session: concurrent searches wait for the same pass. */
+  const passing = new Map<string, Promise<void>>()
+
+  /** One request, no redirect followed: cookies from the session go out, and its Set-Cookie comes back into it. */
+  async function sendOnce(
+    logical: URL,
+    method: 'GET' | 'POST',
+    given: Record<string, string> | undefined,
+    body: string | undefined,
+    proxyUrl: string | null,
+    signal: AbortSignal,
+    budgetMs: number,
+  ) {
+    const target = mapUpstream(config.upstreamHosts, logical)
+    const session = sessions.key(logical, proxyUrl)
+    const headers = requestHeaders(given, target)
+    const cookie = sessions.cookieHeader(session, logical, headers.cookie)
+    if (cookie) headers.cookie = cookie
+    const res = await transport.send({
+      method,
+      url: target.requestUrl,
+      ...(body !== undefined ? { body } : {}),
+      headers,
+      proxyUrl,
+      signal,
+      timeoutMs: budgetMs,
+    })
+    const setCookie = sessions.remember(session, logical, res.headers['set-cookie'])
+    return { res, target, setCookie }
+  }
+
   async function fetchHops(proxyUrl: string | null, start: URL, req: FetchPageRequest, signal: AbortSignal, budgetMs: number): Promise<RawPage> {
     let logical = start
     // A form is posted once; a redirect after it is followed with GET, as browsers do.
     let form = req.form
+    let setCookie = false
     for (let hops = 0; ; hops++) {
-      const target = mapUpstream(config.upstreamHosts, logical)
-      const headers = requestHeaders(req.headers, target)
-      if (form) headers['content-type'] = 'application/x-www-form-urlencoded'
-      const res = await transport.send({
-        method: form ? 'POST' : 'GET',
-        url: target.requestUrl,
-        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-        headers,
-        proxyUrl,
-        signal,
-        timeoutMs: budgetMs,
-      })
+      const headers = { ...req.headers }
+      // A browser names the charset of the form it posts; DuckDuckGo refuses a form without it.
+      if (form) headers['content-type'] = FORM_TYPE
+      const sent = await sendOnce(logical, form ? 'POST' : 'GET', headers, form ? new URLSearchParams(form).toString() : undefined, proxyUrl, signal, budgetMs)
+      const { res, target } = sent
+      setCookie ||= sent.setCookie
       const location = firstHeader(res.headers.location)
       if (res.status >= 300 && res.status < 400 && location) {
         await res.discard()
-        const page = { status: res.status, url: logical.href, body: '' }
+        const page = { status: res.status, url: logical.href, body: '', headers: res.headers, setCookie }
         const next = resolveRedirect(location, logical, target)
         if (!next) return { ...page, stopped: 'bad-location' }
         // A redirect to a captcha or consent page is the engine saying no: the engine's own
@@ -109,8 +176,85 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
       }
       // Decompressed by the transport (impit itself, undici through response-body.ts), never twice.
       const body = decodeText(await res.bytes(maxBodyBytes), firstHeader(res.headers['content-type']))
-      return { status: res.status, url: logical.href, body }
+      return { status: res.status, url: logical.href, body, headers: res.headers, setCookie }
     }
+  }
+
+  /**
+   * HTTP for a gate (gate.types.ts): the request's own headers, proxy route and session, no
+   * redirect followed, the body capped as any engine page.
+   */
+  function gateHttp(req: FetchPageRequest, proxyUrl: string | null, signal: AbortSignal, deadline: number): GateHttp {
+    const own = Object.fromEntries(Object.entries(req.headers ?? {}).filter(([k]) => !/^(cookie|content-type|origin|referer|sec-fetch-site)$/i.test(k)))
+    const send = async (url: string, method: 'GET' | 'POST', body: string | undefined, headers: Record<string, string>): Promise<GateResponse> => {
+      const logical = new URL(url)
+      const budget = deadline - Date.now()
+      if (budget <= 0) throw new GateError('no time left to pass the gate')
+      const { res } = await sendOnce(logical, method, { ...own, ...headers }, body, proxyUrl, signal, budget)
+      if (res.status >= 300 && res.status < 400) {
+        await res.discard()
+        return { status: res.status, url: logical.href, headers: res.headers, body: '' }
+      }
+      const text = decodeText(await res.bytes(maxBodyBytes), firstHeader(res.headers['content-type']))
+      return { status: res.status, url: logical.href, headers: res.headers, body: text }
+    }
+    return {
+      headers: own,
+      get: (url, headers = {}) => send(url, 'GET', undefined, headers),
+      post: (url, body, headers = {}) =>
+        typeof body === 'string'
+          ? send(url, 'POST', body, headers)
+          : send(url, 'POST', new URLSearchParams(body).toString(), { 'content-type': FORM_TYPE, ...headers }),
+      setCookie: (url, cookie) => {
+        const logical = new URL(url)
+        sessions.setCookie(sessions.key(logical, proxyUrl), logical, cookie)
+      },
+    }
+  }
+
+  /**
+   * An answer carrying a challenge the engine's gate can solve: passed (once per session at a
+   * time: concurrent searches wait for the same pass, and a pass another process earned is taken
+   * from the shared store first), then asked again. A gate that cannot be passed is a block
+   * with the gate's reason.
+   */
+  async function throughGate(
+    gate: EngineGate,
+    page: RawPage,
+    req: FetchPageRequest,
+    url: URL,
+    proxyUrl: string | null,
+    signal: AbortSignal,
+    deadline: number,
+  ): Promise<RawPage> {
+    const challenge = gate.detect({ status: page.status, url: page.url, headers: page.headers, body: page.body })
+    if (challenge === null) return page
+    const session = sessions.key(url, proxyUrl)
+    const again = () => fetchHops(proxyUrl, url, req, signal, Math.max(1, deadline - Date.now()))
+    const running = passing.get(session)
+    if (running) {
+      await running.catch(() => {})
+    } else if (!(await sessions.sync(session, true))) {
+      const pass = gate.pass(challenge, gateHttp(req, proxyUrl, signal, deadline), (job, name) => solve(job, name)).then(() => sessions.share(session))
+      passing.set(session, pass)
+      try {
+        await pass
+      } catch (err) {
+        if (err instanceof GateError) statsOf(gate.name).failed++
+        throw err
+      } finally {
+        passing.delete(session)
+      }
+    }
+    const next = await again()
+    if (gate.detect({ status: next.status, url: next.url, headers: next.headers, body: next.body }) !== null) {
+      // The engine did not take the pass: start the next try from a clean session.
+      sessions.forget(session)
+      statsOf(gate.name).failed++
+      metrics.gateSolve(gate.name, 'refused', 0)
+      throw new GateError(`${gate.name}: the engine asked again after the challenge was passed`)
+    }
+    return next
   }
 
   function classify(page: RawPage, req: FetchPageRequest): Verdict {
@@ -149,11 +293,27 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
       pool: route?.pool ?? null,
       ...(route ? { proxy: route.label } : {}),
     }
+    const proxyUrl = route?.url ?? null
+    const deadline = started + budgetMs
     let page: RawPage
     try {
-      page = await fetchHops(route?.url ?? null, url, req, signal, budgetMs)
+      // A pass another process earned goes out with the first request.
+      if (req.gate) await sessions.sync(sessions.key(url, proxyUrl))
+      page = await fetchHops(proxyUrl, url, req, signal, budgetMs)
+      // Brave answers a fresh client's first request 429 and sets what the next one needs: a
+      // browser's next request carries it, so one more request is made with it, at once.
+      if (page.status === 429 && page.setCookie && deadline > Date.now()) page = await fetchHops(proxyUrl, url, req, signal, deadline - Date.now())
+      if (req.gate) page = await throughGate(req.gate, page, req, url, proxyUrl, signal, deadline)
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason // the caller gave up; not the route's fault
+      if (err instanceof GateError) {
+        const verdict: Verdict = {
+          outcome: 'blocked',
+          reason: err.message.startsWith(`${req.gate?.name}:`) ? err.message : `${req.gate?.name}: ${err.message}`,
+          retry: true,
+        }
+        return { attempt: { ...base, outcome: 'blocked', reason: verdict.reason, ms: Date.now() - started }, verdict }
+      }
       const verdict = failureVerdict(err, timer.signal.aborted)
       return { attempt: { ...base, outcome: verdict.outcome, reason: verdict.reason, ms: Date.now() - started }, verdict }
     } finally {
@@ -215,7 +375,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     }
     // The drawn page's address as the engine sees it (a mapped test host is translated back).
     const finalUrl = (target.base && resolveRedirect(drawn.url, url, target)?.href) || drawn.url
-    const verdict = classify({ status: drawn.status, url: finalUrl, body: drawn.html }, req)
+    const verdict = classify({ status: drawn.status, url: finalUrl, body: drawn.html, headers: {} }, req)
     if (verdict.outcome !== 'ok') return fail(verdict.outcome, verdict.reason ?? `HTTP ${drawn.status}`, drawn.status)
     const attempt: RouteAttempt = { ...base, status: drawn.status, outcome: 'ok', ms: Date.now() - started }
     metrics.upstreamAttempt(attempt)
@@ -267,6 +427,8 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     fetchPage,
     browserRefusal,
     poolHealth: () => pools.health(),
+    gateStats: () =>
+      [...stats].map(([gate, e]) => ({ gate, solved: e.solved, failed: e.failed, meanSolveMs: e.solved > 0 ? Math.round(e.solveMs / e.solved) : null })),
     close: () => transport.close(),
   }
 }
@@ -327,6 +489,9 @@ function requestHeaders(headers: Record<string, string> | undefined, target: Map
   if (target.forwardedHost) out['x-forwarded-host'] = target.forwardedHost
   return out
 }
+
+/** What a browser sends as the type of the form it posts (the charset named, as DuckDuckGo requires). */
+const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8'
 
 function firstHeader(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v

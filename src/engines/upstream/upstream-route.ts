@@ -48,7 +48,7 @@ export function isSameSite(a: URL, b: URL): boolean {
 }
 
 /** Last two labels, or three under a two-level public suffix like co.uk or com.au. */
-function siteOf(hostname: string): string {
+export function siteOf(hostname: string): string {
   const labels = hostname.toLowerCase().replace(/\.$/, '').split('.')
   if (labels.length <= 2 || /^[\d.]+$/.test(hostname)) return labels.join('.')
   const second = labels[labels.length - 2] ?? ''

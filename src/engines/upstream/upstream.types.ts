@@ -1,4 +1,5 @@
 /** Shapes shared by the upstream client and the engines that use it. */
+import type { EngineGate } from '../gates/gate.types.ts'
 
 export type AttemptOutcome = 'ok' | 'blocked' | 'timeout' | 'error'
 
@@ -50,6 +51,8 @@ export interface FetchPageRequest {
   timeoutMs?: number
   /** Draw the page in the browser (its scripts run) instead of fetching it: the `browser` routes. */
   render?: boolean
+  /** The engine's proof-of-work gate: a challenge it recognises is solved and the request asked again. */
+  gate?: EngineGate
 }
 
 /**

@@ -16,7 +16,7 @@ export async function checkEnginesHere(body: Parameters<typeof checkEngines>[1])
   // Reviews page tokens are never minted by a check (reviews need a place id): any secret does.
   const engines = createEngines(upstream, { ...engineOptionsOf(config), reviewsTokenSecret: randomBytes(32).toString('hex') })
   try {
-    return await checkEngines(engines, body)
+    return await checkEngines(engines, body, upstream.gateStats)
   } finally {
     await Promise.all([upstream.close(), renderer.close()])
   }

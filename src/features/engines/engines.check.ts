@@ -3,6 +3,7 @@ import type { EngineVerticalName, SearchEngine } from '../../engines/engine.ts'
 import type { ParseQuality, SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { RouteAttempt } from '../../engines/upstream/upstream.types.ts'
+import type { GateStats } from '../../engines/upstream/upstream-client.ts'
 import { attemptsOf, whyFailed } from '../../engines/upstream/upstream-error.ts'
 import { ApiError } from '../../errors.ts'
 
@@ -35,11 +36,19 @@ export const CheckRow = z.object({
   reason: z.string().nullable().describe('why it failed, route by route'),
 })
 
+export const CheckGate = z.object({
+  gate: z.string().describe("an engine's proof-of-work gate: anubis (Startpage), altcha (Mojeek)"),
+  solved: z.number().int().describe('challenges solved by this process since it started'),
+  failed: z.number().int().describe('challenges not passed: harder than TRAWL_POW_TIMEOUT_MS allows, or refused after solving'),
+  mean_solve_ms: z.number().int().nullable().describe('mean time of a solve on a worker thread; null before the first'),
+})
+
 export const CheckResponse = z.object({
   q: z.string(),
   primary: z.string(),
   primary_ok: z.boolean().nullable().describe('whether a web search route of the primary answered with results; null when the primary was not checked'),
   rows: z.array(CheckRow),
+  gates: z.array(CheckGate).describe('proof-of-work gates met by this process (the check included), with their solves'),
 })
 
 export type CheckRow = z.infer<typeof CheckRow>
@@ -52,7 +61,7 @@ const NEEDS_MORE: Partial<Record<EngineVerticalName, string>> = {
   lens: 'needs an image URL',
 }
 
-export async function checkEngines(engines: Engines, body: z.infer<typeof CheckBody> = {}): Promise<CheckResponse> {
+export async function checkEngines(engines: Engines, body: z.infer<typeof CheckBody> = {}, gateStats: () => GateStats[] = () => []): Promise<CheckResponse> {
   const q = body.q ?? 'coffee'
   const names = body.engines ?? engines.names()
   for (const name of names) {
@@ -85,12 +94,13 @@ export async function checkEngines(engines: Engines, body: z.infer<typeof CheckB
   const primary = engines.primary
   const primaryRows = rows.filter((r) => r.engine === primary && r.vertical === 'search')
   const primaryOk = primaryRows.length === 0 ? null : primaryRows.some((r) => r.verdict === 'ok')
-  return { q, primary, primary_ok: primaryOk, rows }
+  const gates = gateStats().map((g) => ({ gate: g.gate, solved: g.solved, failed: g.failed, mean_solve_ms: g.meanSolveMs }))
+  return { q, primary, primary_ok: primaryOk, rows, gates }
 }
 
 async function checkSearch(engine: SearchEngine, q: string, route: string): Promise<CheckRow> {
   const req: SearchRequest = { endpoint: 'search', engine: engine.name, q, country: 'us', language: 'en', num: 10, page: 1, safe: 'off', device: 'desktop' }
-  return measure(engine.name, 'search', route, () => engine.search(req, undefined, route))
+  return measure(engine.name, 'search', route, () => engine.search(req, { route }))
 }
 
 async function checkVertical(engine: SearchEngine, q: string, vertical: EngineVerticalName): Promise<CheckRow> {

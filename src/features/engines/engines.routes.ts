@@ -6,7 +6,7 @@ import { CheckBody, checkEngines } from './engines.check.ts'
 import { EnginesResponse } from './engines.response.ts'
 import { engineStatuses } from './engines.service.ts'
 
-export function engineRoutes(app: FastifyInstance, services: Pick<Services, 'engines'>) {
+export function engineRoutes(app: FastifyInstance, services: Pick<Services, 'engines' | 'upstream'>) {
   // Free and not rate limited, like GET /v1/account: callers poll it to pick an engine.
   app.get(
     '/v1/engines',
@@ -31,6 +31,6 @@ export function engineRoutes(app: FastifyInstance, services: Pick<Services, 'eng
   app.post(
     '/admin/v1/engines/check',
     { config: { auth: 'admin' }, schema: { summary: 'Check every engine route live', tags: ['operator'], hide: true } },
-    async (req) => checkEngines(services.engines, parseInput(CheckBody, req)),
+    async (req) => checkEngines(services.engines, parseInput(CheckBody, req), services.upstream.gateStats),
   )
 }
