@@ -89,5 +89,14 @@ describe('engine sessions', () => {
     expect(answered.results.length).toBeGreaterThan(5)
     expect(answered.meta.route.filter((r) => r.engine === 'google').map((r) => r.outcome)).toEqual(['timeout', 'timeout'])
     expect(answered.meta.route.at(-1)).toMatchObject({ engine: 'brave', outcome: 'ok' })
+
+    // Every engine of a list failing: the 503 says why for each, route by route.
+    const none = await search('q=coffee&engine=google,mojeek')
+    expect(none.status).toBe(503)
+    const failed = (await none.json()) as { error: { code: string; message: string } }
+    expect(failed.error.code).toBe('upstream_timeout')
+    expect(failed.error.message).toBe(
+      'no engine tried answered in time (google: wml: no answer before the deadline; web: no answer before the deadline | mojeek: web: HTTP 404)',
+    )
   })
 })

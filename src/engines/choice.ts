@@ -5,7 +5,7 @@ import type { ParseQuality, SearchRequest, VerticalRequest } from './engine.type
 import type { HealthOutcome } from './health.ts'
 import { ENGINE_NAMES, type Engines, PRIMARY_ENGINE } from './registry.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
-import { attemptsOf, UpstreamError, type UpstreamErrorCode, upstreamErrorFor } from './upstream/upstream-error.ts'
+import { attemptsOf, UpstreamError, type UpstreamErrorCode, whyFailed } from './upstream/upstream-error.ts'
 
 /**
  * The `engine` parameter as one canonical string, echoed in `request.engine` and part of the cache
@@ -248,5 +248,13 @@ function combinedError(lastError: unknown, attempts: RouteAttempt[]): unknown {
     : attempts.some((a) => a.outcome === 'timeout')
       ? 'upstream_timeout'
       : 'upstream_error'
-  return upstreamErrorFor(code, `every engine tried (${tried.join(', ')})`, attempts)
+  // Each engine's reasons, route by route, so a caller of auto sees why each one failed.
+  const lead =
+    code === 'upstream_blocked'
+      ? 'every engine tried refused the request'
+      : code === 'upstream_timeout'
+        ? 'no engine tried answered in time'
+        : 'no engine tried could answer'
+  const why = tried.map((name) => `${name}: ${whyFailed(attempts.filter((a) => a.engine === name)) || 'failed'}`).join(' | ')
+  return new UpstreamError(code, `${lead} (${why})`, attempts)
 }
