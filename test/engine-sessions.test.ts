@@ -90,6 +90,13 @@ describe('engine sessions', () => {
     expect(answered.meta.route.filter((r) => r.engine === 'google').map((r) => r.outcome)).toEqual(['timeout', 'timeout'])
     expect(answered.meta.route.at(-1)).toMatchObject({ engine: 'brave', outcome: 'ok' })
 
+    // Both routes of the primary are down (two failures each) while Google as a whole has too
+    // few answers to judge: /healthz says it has no working route, and its counts agree.
+    const health = (await (await fetch(`${trawl.base}/healthz`)).json()) as { status: string; degraded?: string; engines: Record<string, number> }
+    expect(health.status).toBe('degraded')
+    expect(health.degraded).toMatch(/^google has no working route \(wml: down; web: down/)
+    expect(health.engines.degraded).toBe(1)
+
     // Every engine of a list failing: the 503 says why for each, route by route.
     const none = await search('q=coffee&engine=google,mojeek')
     expect(none.status).toBe(503)

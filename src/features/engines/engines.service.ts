@@ -21,6 +21,10 @@ export function engineStatuses(engines: Engines): EngineStatus[] {
       unavailable_reason: r.unavailable,
       health: routeHealth.find((h) => h.layout === routeLayout('search', r.name)) ?? null,
     }))
+    // Web search with no route left to ask (each unusable here or cooling down) is at least
+    // degraded, whatever its other layouts say: /healthz's counts must agree with its `degraded`.
+    const stuck = routes.length > 0 && routes.every((r) => !r.available || !engines.health.available(engine.name, routeLayout('search', r.name)))
+    const state = stuck && SEVERITY.indexOf(worst?.state ?? 'healthy') < SEVERITY.indexOf('degraded') ? 'degraded' : (worst?.state ?? 'healthy')
     return {
       name: engine.name,
       primary: engine.name === engines.primary,
@@ -28,7 +32,7 @@ export function engineStatuses(engines: Engines): EngineStatus[] {
       params: [...engine.capabilities.params],
       auto: auto.includes(engine.name),
       consensus: consensus.includes(engine.name),
-      state: worst?.state ?? 'healthy',
+      state,
       since: worst?.since ?? null,
       layouts,
       routes,
