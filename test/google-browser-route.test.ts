@@ -6,27 +6,41 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
  * Google's `browser` route: a fake Google that answers every client running no scripts with the
- * JavaScript page, and draws its results only when the page's script runs. The engine's own
- * requests carry X-Forwarded-Host (TRAWL_UPSTREAM_HOSTS); the browser's navigation does not.
+ * JavaScript page, and draws its results only when the page's script runs. Every request, the
+ * browser's included, carries X-Forwarded-Host (TRAWL_UPSTREAM_HOSTS).
  */
 const ENABLE_JS =
   '<!doctype html><html><head><meta http-equiv="refresh" content="0;url=/httpservice/retry/enablejs?sei=x"></head><body><noscript>Please click <a href="/httpservice/retry/enablejs?sei=x">here</a>.</noscript></body></html>'
 
-/** The saved desktop result page's body, written into the document by a script (its own scripts left out). */
-function scriptedResultPage(): string {
+/** The saved desktop result page's body, its scripts left out. */
+function resultsBody(): string {
   const saved = fixture('serp/google/web-desktop/zlurad-coffee.html').toString('utf8')
-  const body = (saved.match(/<body[^>]*>([\s\S]*)<\/body>/i)?.[1] ?? saved).replace(/<script\b[\s\S]*?<\/script>/gi, '')
-  const literal = JSON.stringify(body).replace(/<\//g, '<\\/')
-  return `<!doctype html><html><head><title>coffee - Google Search</title></head><body><div id="app"></div><script>document.getElementById('app').outerHTML = ${literal}</script></body></html>`
+  return (saved.match(/<body[^>]*>([\s\S]*)<\/body>/i)?.[1] ?? saved).replace(/<script\b[\s\S]*?<\/script>/gi, '')
 }
 
+/**
+ * Google's JavaScript shell: a client that runs no scripts finds the enablejs refresh in a
+ * <noscript>; the page's script fetches the results (a same-origin request) and draws them.
+ */
+const SHELL =
+  '<!doctype html><html><head><title>coffee - Google Search</title>' +
+  '<noscript><meta content="0;url=/httpservice/retry/enablejs?sei=x" http-equiv="refresh"></noscript></head>' +
+  '<body><div id="app"></div><script>' +
+  "fetch('/async/results' + location.search).then((r) => r.text()).then((html) => {" +
+  "document.querySelector('noscript')?.remove(); document.getElementById('app').outerHTML = html; })" +
+  '</script></body></html>'
+
+/** The searches whose results a browser drew (only a page running its script asks for them). */
 const browserVisits: string[] = []
 function answer(req: IncomingMessage, res: ServerResponse) {
   const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
-  if (req.headers['x-forwarded-host']) return html(ENABLE_JS)
-  if (req.url?.startsWith('/search?')) {
-    browserVisits.push(req.url)
-    return html(scriptedResultPage())
+  if (req.headers['x-forwarded-host'] !== 'www.google.com') return res.writeHead(404).end()
+  const url = new URL(req.url ?? '/', 'http://upstream.invalid')
+  if (url.pathname === '/search' || url.pathname === '/wml/search') return html(SHELL)
+  if (url.pathname === '/httpservice/retry/enablejs') return html(ENABLE_JS)
+  if (url.pathname === '/async/results') {
+    browserVisits.push(`/search${url.search}`)
+    return html(resultsBody())
   }
   res.writeHead(404).end()
 }

@@ -367,6 +367,8 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
         timeoutMs: req.timeoutMs ?? config.upstreamTimeoutMs,
         signal: req.signal,
         session: { key: url.host, userAgent },
+        // A mapped upstream (tests, private mirrors) is told the engine's host, as the HTTP routes tell it.
+        ...(target.forwardedHost && { extraHeaders: { 'x-forwarded-host': target.forwardedHost } }),
       })
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason

@@ -1,5 +1,5 @@
 import dns, { type LookupAddress } from 'node:dns'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { syncBuiltinESMExports } from 'node:module'
 import { type AddressInfo, isIP, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -80,6 +80,30 @@ let port = 0
 let secretPort = 0
 const sockets = new Set<Socket>()
 
+/** Every request of the header probes: the host and path asked for, the run it belongs to, the extra headers it carried. */
+const probes: { host: string; path: string; run: string; forwarded: string | null; other: string | null }[] = []
+
+/**
+ * `/headers?run=N`: a page whose same-origin script and fetch, and whose script and fetch of
+ * another origin (site-b), all name the run; the same-origin fetch is answered 300 ms later, so
+ * two runs at once overlap. Every request is recorded with the extra headers it carried.
+ */
+function headerProbe(req: IncomingMessage, res: ServerResponse, host: string, path: string) {
+  const run = new URL(req.url ?? '/', 'http://x').searchParams.get('run') ?? ''
+  const one = (v: string | string[] | undefined) => (typeof v === 'string' ? v : null)
+  probes.push({ host, path, run, forwarded: one(req.headers['x-forwarded-host']), other: one(req.headers['x-trawl-test']) })
+  const cors = { 'access-control-allow-origin': '*' }
+  if (path === '/probe/script.js' || path === '/probe/cross.js') return res.writeHead(200, { 'content-type': 'text/javascript', ...cors }).end('void 0')
+  if (path === '/probe/fetch') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain', ...cors }).end('data'), 300)
+  if (path === '/probe/cross-fetch') return res.writeHead(200, { 'content-type': 'text/plain', ...cors }).end('cross')
+  if (path !== '/headers') return res.writeHead(404).end()
+  const other = `http://site-b.localhost:${port}`
+  const head = `<title>headers</title>${SHOW}<script src="/probe/script.js?run=${run}"></script><script src="${other}/probe/cross.js?run=${run}"></script>`
+  const fetches = `Promise.all([fetch('/probe/fetch?run=${run}').then((r) => r.text()), fetch('${other}/probe/cross-fetch?run=${run}').then((r) => r.text())])`
+  const body = `<script>${fetches}.then((t) => show('probe', t.join(', ')), () => show('probe', 'failed'))</script>`
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head>${head}</head><body>${body}</body></html>`)
+}
+
 beforeAll(async () => {
   dns.promises.lookup = loopbackLookup as typeof dns.promises.lookup
   syncBuiltinESMExports()
@@ -87,6 +111,7 @@ beforeAll(async () => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '')
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const cookie = req.headers.cookie ?? ''
+    if (path === '/headers' || path.startsWith('/probe/')) return headerProbe(req, res, host, path)
     if (path === '/data') {
       const body = req.url?.includes('then=') ? { text: 'The data that came late' } : { next: 'more' }
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)), 300)
@@ -234,6 +259,77 @@ describe.skipIf(skipWithoutChromium)('the guard, with kept contexts', () => {
       await expect(renderer.render(`http://site-c.localhost:${secretPort}/`, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'invalid_request' })
       expect(reached).toBe(0)
       expect(renderer.status().connections_refused).toBeGreaterThanOrEqual(5)
+    } finally {
+      await renderer.close()
+    }
+  })
+})
+
+describe.skipIf(skipWithoutChromium)('extra headers', () => {
+  const extraHeaders = { 'X-Forwarded-Host': 'www.example.com', 'x-trawl-test': 'yes' }
+  const page = (run: string) => at('site-a.localhost', `/headers?run=${run}`)
+  /** What each request of a run carried: `host path forwarded other` ('-' for a header not sent). */
+  const seen = (run: string) =>
+    probes
+      .filter((p) => p.run === run)
+      .map((p) => `${p.host} ${p.path} ${p.forwarded ?? '-'} ${p.other ?? '-'}`)
+      .sort()
+  const carried = [
+    'site-a.localhost /headers www.example.com yes',
+    'site-a.localhost /probe/fetch www.example.com yes',
+    'site-a.localhost /probe/script.js www.example.com yes',
+    'site-b.localhost /probe/cross-fetch - -',
+    'site-b.localhost /probe/cross.js - -',
+  ]
+  const none = [
+    'site-a.localhost /headers - -',
+    'site-a.localhost /probe/fetch - -',
+    'site-a.localhost /probe/script.js - -',
+    'site-b.localhost /probe/cross-fetch - -',
+    'site-b.localhost /probe/cross.js - -',
+  ]
+
+  test('on the navigation and same-origin requests only; not on other origins, nor a later page of the same kept session, nor another page drawn at the same time; cookies still sent', async () => {
+    const renderer = new Renderer({ executablePath: CHROMIUM_PATH, contexts: 2, pageTimeoutMs: 20_000, recyclePages: 100, maxRssMb: 4096, policy: allowAll })
+    const session = { key: 'www.example.com' }
+    try {
+      const first = await renderer.render(page('s1'), { timeoutMs: 20_000, session, extraHeaders })
+      expect(text(first.html, 'probe')).toBe('data, cross')
+      expect(seen('s1')).toEqual(carried)
+
+      // The same kept session context, next search, no extra headers.
+      const next = await renderer.render(page('s2'), { timeoutMs: 20_000, session })
+      expect(text(next.html, 'probe')).toBe('data, cross')
+      expect(seen('s2')).toEqual(none)
+
+      // Two pages of the session at once (each fetch answered 300 ms later): only the one given them carries them.
+      await Promise.all([
+        renderer.render(page('s3'), { timeoutMs: 20_000, session, extraHeaders }),
+        renderer.render(page('s4'), { timeoutMs: 20_000, session }),
+      ])
+      expect(seen('s3')).toEqual(carried)
+      expect(seen('s4')).toEqual(none)
+
+      // The kept context's cookies still go with a page given extra headers.
+      await renderer.render(at('site-a.localhost', '/set'), { timeoutMs: 20_000, session })
+      const read = await renderer.render(at('site-a.localhost', '/read'), { timeoutMs: 20_000, session, extraHeaders })
+      expect(text(read.html, 'server')).toContain('server=site-a-secret')
+    } finally {
+      await renderer.close()
+    }
+  })
+
+  test("a site context's kept tab drops them once its page is read: the site's next page, in the same tab, goes without", async () => {
+    const renderer = new Renderer({ executablePath: CHROMIUM_PATH, contexts: 1, pageTimeoutMs: 20_000, recyclePages: 100, maxRssMb: 4096, policy: allowAll })
+    try {
+      await renderer.render(page('t1'), { timeoutMs: 20_000, extraHeaders })
+      expect(seen('t1')).toEqual(carried)
+      await renderer.render(page('t2'), { timeoutMs: 20_000 })
+      expect(seen('t2')).toEqual(none)
+      expect(renderer.status()).toMatchObject({ site_contexts_opened: 1, site_contexts_reused: 1 })
+      // And back: the kept tab takes them again for a page that has them.
+      await renderer.render(page('t3'), { timeoutMs: 20_000, extraHeaders })
+      expect(seen('t3')).toEqual(carried)
     } finally {
       await renderer.close()
     }

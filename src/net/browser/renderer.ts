@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core'
 import { ApiError } from '../../errors.ts'
 import { type AddressPolicy, allowAll, PRIVATE_ADDRESS_MESSAGE, publicOnly } from '../address-policy.ts'
 import { type GuardProxy, REFUSED_HEADER, startGuardProxy } from './guard-proxy.ts'
@@ -59,6 +59,17 @@ export interface RenderOptions {
    * Without it, the page goes to its site's context (site-contexts.ts).
    */
   session?: { key: string; userAgent?: string }
+  /**
+   * Headers added to the navigation and to every request of this page to the same origin as `url`
+   * (its scripts, styles, fetches, frames' requests to that origin), during this render only: other
+   * origins' requests never carry them, nor does any other page, before or after, in the same kept
+   * context or tab. Set on the page's own route, so the guard proxy still carries every request.
+   * The mapped upstream's X-Forwarded-Host (TRAWL_UPSTREAM_HOSTS) is what it is for. Limits, as
+   * Playwright continues requests: a redirect of a request that carries them carries them too, to
+   * whatever origin it leads; WebSockets and pages the page opens (popups) do not carry them; a
+   * Cookie given here is dropped (the context's own cookies are sent).
+   */
+  extraHeaders?: Record<string, string>
 }
 
 export interface RenderedPage {
@@ -208,6 +219,8 @@ export class Renderer {
     let fresh: BrowserContext | null = null
     let page: Page | null = null
     let keep = false
+    /** Removes this render's extra headers from the page, which may be kept for the next one. */
+    let headers: (() => Promise<void>) | null = null
     try {
       gen = await this.generation()
       gen.inFlight++
@@ -224,6 +237,7 @@ export class Renderer {
         context = lease.context
       } else context = fresh = await this.newContext(gen.browser, this.opts.userAgent)
       page = lease ? await lease.page(url) : await context.newPage()
+      if (opts.extraHeaders) headers = await addSameOriginHeaders(page, url, opts.extraHeaders)
       const result = await this.load(page, url, deadline, opts.signal)
       // A page that ended on another site leaves that site's state behind: its context is not kept.
       keep = siteOf(result.url) === site
@@ -232,6 +246,18 @@ export class Renderer {
     } catch (e) {
       throw this.toApiError(e, deadline)
     } finally {
+      // A tab kept for the site's next page leaves this render's headers behind (another tab is
+      // closed anyway); one still routing them is never kept.
+      if (headers && lease && page) {
+        const removed = await headers().then(
+          () => true,
+          () => false,
+        )
+        if (!removed) {
+          await page.close().catch(() => {})
+          page = null
+        }
+      }
       if (lease) lease.release(keep, page)
       else await page?.close().catch(() => {})
       if (fresh) await fresh.close().catch(() => {})
@@ -420,6 +446,22 @@ export class Renderer {
     await this.proxy?.close()
     this.proxy = null
   }
+}
+
+/**
+ * Routes `page`'s requests to the origin of `url` through a handler that adds `extra` to their
+ * headers, then hands them on to the context's route (images, media and fonts aborted); returns
+ * what removes it. Only a page given extra headers pays for the handler.
+ */
+async function addSameOriginHeaders(page: Page, url: string, extra: Record<string, string>): Promise<() => Promise<void>> {
+  const origin = new URL(url).origin
+  const added: Record<string, string> = {}
+  for (const [name, value] of Object.entries(extra)) added[name.toLowerCase()] = value
+  // An opaque origin (data:, about:) matches nothing.
+  const sameOrigin = (u: URL) => origin !== 'null' && u.origin === origin
+  const handler = (route: Route) => route.fallback({ headers: { ...route.request().headers(), ...added } })
+  await page.route(sameOrigin, handler)
+  return () => page.unroute(sameOrigin, handler)
 }
 
 /** The server's renderer, from its Config: the same private-network rule as safeFetch. */
