@@ -63,7 +63,13 @@ export interface EngineBrowser {
   readonly available: boolean
   render(
     url: string,
-    opts: { timeoutMs: number; signal?: AbortSignal; session?: { key: string; userAgent?: string } },
+    opts: {
+      timeoutMs: number
+      signal?: AbortSignal
+      session?: { key: string; userAgent?: string }
+      /** Sent on the navigation and the page's other requests to its origin, this render only (X-Forwarded-Host to a mapped upstream). */
+      extraHeaders?: Record<string, string>
+    },
   ): Promise<{ url: string; status: number; html: string }>
 }
 
