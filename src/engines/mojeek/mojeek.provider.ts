@@ -1,4 +1,5 @@
 import type { Provider } from '../engine.ts'
+import { mojeekAltchaGate } from '../gates/altcha.gate.ts'
 import { detectMojeekBlock } from './mojeek.block.ts'
 import { parseMojeekSearch } from './mojeek.parse.ts'
 import { buildMojeekSearchRequest } from './mojeek.request.ts'
@@ -20,4 +21,6 @@ export const mojeekProvider: Provider = {
   },
   verticals: {},
   detectBlock: (r) => detectMojeekBlock(r),
+  // Mojeek answers every client without its pass with an Altcha challenge page (searxng/searxng PR #6696).
+  gate: mojeekAltchaGate,
 }

@@ -1,5 +1,6 @@
 import type { Provider } from '../engine.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
+import { anubisGate } from '../gates/anubis.gate.ts'
 import { detectStartpageBlock } from './startpage.block.ts'
 import { parseStartpage } from './startpage.parse.ts'
 import { buildStartpageRequest } from './startpage.request.ts'
@@ -29,6 +30,8 @@ export const startpageProvider: Provider = {
   },
   verticals: {},
   detectBlock: (r) => detectStartpageBlock(r),
+  // Startpage's search sits behind an Anubis proof-of-work page (searxng/searxng PR #6669).
+  gate: anubisGate,
 }
 
 /** Results from the requested offset on (Startpage pages by 10 or 20), renumbered from 1. */

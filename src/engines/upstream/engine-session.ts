@@ -87,9 +87,13 @@ export class EngineSessions {
     this.session(key).jar.setCookieSync(cookie, url.href, { ignoreError: true })
   }
 
-  /** Forgets a session's cookies (the engine refused this identity: the next request starts afresh). */
+  /**
+   * Forgets a session's cookies (the engine refused them: the next request starts afresh). The
+   * shared pass they came from is not taken again; only a newer one is.
+   */
   forget(key: string): void {
-    this.sessions.delete(key)
+    const s = this.session(key)
+    s.jar = new CookieJar(undefined, { looseMode: true })
   }
 
   /**

@@ -231,21 +231,24 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     if (challenge === null) return page
     const session = sessions.key(url, proxyUrl)
     const again = () => fetchHops(proxyUrl, url, req, signal, Math.max(1, deadline - Date.now()))
-    const running = passing.get(session)
-    if (running) {
-      await running.catch(() => {})
-    } else if (!(await sessions.sync(session, true))) {
-      const pass = gate.pass(challenge, gateHttp(req, proxyUrl, signal, deadline), (job, name) => solve(job, name)).then(() => sessions.share(session))
-      passing.set(session, pass)
-      try {
-        await pass
-      } catch (err) {
-        if (err instanceof GateError) statsOf(gate.name).failed++
-        throw err
-      } finally {
-        passing.delete(session)
-      }
+    // Registered before the first await, so concurrent searches on one session wait for ONE pass
+    // (taken from the shared store when another process earned it, else solved) and share its fate.
+    let pass = passing.get(session)
+    if (!pass) {
+      const mine = (async () => {
+        if (await sessions.sync(session, true)) return
+        await gate.pass(challenge, gateHttp(req, proxyUrl, signal, deadline), (job, name) => solve(job, name))
+        await sessions.share(session)
+      })()
+      pass = mine
+      passing.set(session, mine)
+      mine
+        .catch((err: unknown) => {
+          if (err instanceof GateError) statsOf(gate.name).failed++
+        })
+        .finally(() => passing.delete(session))
     }
+    await pass
     const next = await again()
     if (gate.detect({ status: next.status, url: next.url, headers: next.headers, body: next.body }) !== null) {
       // The engine did not take the pass: start the next try from a clean session.
