@@ -79,7 +79,10 @@ const workerRate = hashes / anubis.reduce((a, r) => a + r.workerMs, 0)
 // Baseline in the same run: the same hashes in a bare loop on this thread (createHash per nonce).
 const bareChallenge = randomBytes(64).toString('hex')
 const bareStart = performance.now()
-for (let nonce = 0; nonce < 200_000; nonce++) createHash('sha256').update(bareChallenge + nonce).digest('hex')
+for (let nonce = 0; nonce < 200_000; nonce++)
+  createHash('sha256')
+    .update(bareChallenge + nonce)
+    .digest('hex')
 const bareRate = 200_000 / (performance.now() - bareStart)
 console.log(
   `  SHA-256 in the worker: ${Math.round(workerRate)} hashes per ms of its loop; bare loop on the main thread: ${Math.round(bareRate)}; ratio ${(workerRate / bareRate).toFixed(2)}`,
