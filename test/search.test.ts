@@ -90,11 +90,12 @@ describe('/v1/search on the google engine', () => {
       safe: 'active',
       nfpr: '1',
     })
-    // device=mobile is the plain page's (route web), with its language restriction.
+    // device=mobile is the plain page's (route web); no language restriction there either (it empties pages).
     await search('q=coffee&location=Austin,Texas,United%20States&device=mobile&include_domains=.gov,example.com/blog')
     const located = lastUpstreamUrl()
     expect(located.pathname).toBe('/search')
-    expect(located.searchParams.get('lr')).toBe('lang_en')
+    expect(located.searchParams.has('lr')).toBe(false)
+    expect(located.searchParams.get('hl')).toBe('en')
     expect(located.searchParams.get('uule')).toMatch(/^w CAIQICI/) // "+" in a query string reads as a space
     expect(located.searchParams.get('gl')).toBe('us')
     expect(located.searchParams.get('q')).toBe('coffee (site:gov OR site:example.com/blog)')

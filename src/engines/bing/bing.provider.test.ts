@@ -25,7 +25,7 @@ describe('bingProvider', () => {
       return { status: 200, url, body: PAGE }
     }
     const page = await bingProvider.search.run(base, fetch)
-    expect(urls).toEqual(['https://www.bing.com/search?q=javascript%20tutorial&setlang=en&cc=US&mkt=en-US&adlt=off'])
+    expect(urls).toEqual(['https://www.bing.com/search?q=javascript%20tutorial&setlang=en-US&cc=US&mkt=en-US&adlt=off'])
     expect(page.results).toHaveLength(10)
     expect(page.results[0]?.link).toBe('https://www.w3schools.com/Js/')
   })

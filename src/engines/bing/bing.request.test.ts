@@ -11,7 +11,7 @@ const params = (r: Partial<SearchRequest>) => Object.fromEntries(new URL(buildBi
 describe('buildBingSearchRequest', () => {
   it('asks /search with the query, locale and safe search', () => {
     const { url } = buildBingSearchRequest(base, NOW)
-    expect(url).toBe('https://www.bing.com/search?q=javascript%20tutorial&setlang=en&cc=US&mkt=en-US&adlt=off')
+    expect(url).toBe('https://www.bing.com/search?q=javascript%20tutorial&setlang=en-US&cc=US&mkt=en-US&adlt=off')
   })
 
   it('pages with a 1-based first and the pager FORM code', () => {
@@ -26,10 +26,12 @@ describe('buildBingSearchRequest', () => {
     expect(params({ num: 50 }).count).toBeUndefined()
   })
 
-  it('maps language and country to setlang, cc and a Bing market when there is one', () => {
+  it('maps language and country to one Bing market for mkt, setlang and cc when there is one, else setlang and cc only', () => {
     expect(params({ language: 'pt-BR', country: 'br' })).toMatchObject({ setlang: 'pt-BR', cc: 'BR', mkt: 'pt-BR' })
-    expect(params({ language: 'de', country: 'de' })).toMatchObject({ setlang: 'de', cc: 'DE', mkt: 'de-DE' })
+    expect(params({ language: 'de', country: 'de' })).toMatchObject({ setlang: 'de-DE', cc: 'DE', mkt: 'de-DE' })
     expect(params({ language: 'en', country: 'gb' }).mkt).toBe('en-GB')
+    // The country decides: a region in the language that is not the country is not sent.
+    expect(params({ language: 'pt-BR', country: 'pt' })).toMatchObject({ setlang: 'pt-PT', cc: 'PT', mkt: 'pt-PT' })
     const noMarket = params({ language: 'en', country: 'de' })
     expect(noMarket).toMatchObject({ setlang: 'en', cc: 'DE' })
     expect(noMarket.mkt).toBeUndefined()
@@ -56,5 +58,9 @@ describe('buildBingSearchRequest', () => {
     expect(headers['Accept-Language']).toBe('pt-BR,pt;q=0.9,en;q=0.8')
     expect(headers.Cookie).toBe('_EDGE_CD=m=pt-br&u=pt-br; _EDGE_S=mkt=pt-br&ui=pt-br')
     expect(buildBingSearchRequest(base, NOW).headers['Accept-Language']).toBe('en-US,en;q=0.9')
+    // No market: the cookies name the UI language and no market.
+    const other = buildBingSearchRequest({ ...base, language: 'en', country: 'de' }, NOW).headers
+    expect(other.Cookie).toBe('_EDGE_CD=u=en; _EDGE_S=ui=en')
+    expect(other['Accept-Language']).toBe('en-DE,en;q=0.9')
   })
 })

@@ -50,16 +50,12 @@ function decodeCkTarget(u: string | null): string | undefined {
   }
 }
 
-/** "pt-BR" → "pt-BR,pt;q=0.9,en;q=0.8"; "en" in the US → "en-US,en;q=0.9". Bing follows this header for locale. */
-export function acceptLanguage(language: string, country: string): string {
-  const base = (language.split('-')[0] ?? language).toLowerCase()
-  const tag = language.includes('-') ? language : `${base}-${country.toUpperCase()}`
-  const parts = [tag, `${base};q=0.9`]
-  if (base !== 'en') parts.push('en;q=0.8')
-  return parts.join(',')
-}
-
-// Bing's documented markets (language-COUNTRY). A pair outside the list is sent as cc + setlang only.
+/**
+ * Bing's documented markets (language-COUNTRY): the market-code table of the Bing Web Search API
+ * (learn.microsoft.com/bing/search-apis/bing-web-search/reference/market-codes), with pt-PT and
+ * ar-SA from its earlier Azure edition. Norwegian is sent as nb-NO, the code bing.com's own region
+ * list uses (the table writes no-NO); `no` and `nb` both reach it.
+ */
 const MARKETS = new Set(
   (
     'es-AR en-AU de-AT nl-BE fr-BE pt-BR en-CA fr-CA es-CL da-DK fi-FI fr-FR de-DE zh-HK en-IN en-ID it-IT ja-JP ko-KR en-MY es-MX ' +
@@ -67,42 +63,100 @@ const MARKETS = new Set(
   ).split(' '),
 )
 
-/** The Bing market for a language and country ("en" + "gb" → "en-GB"), or undefined when Bing has none. */
-export function bingMarket(language: string, country: string): string | undefined {
-  const base = (language.split('-')[0] ?? language).toLowerCase()
+/**
+ * Everything of one Bing request that names a language or a country. Bing answers 200 with
+ * off-topic results when these disagree (serpapi/public-roadmap#4259; ddgs disabled its Bing
+ * engine for the same "irrelevant results"), so they are made from one decision, never mixed:
+ *
+ * - the country is the request's `country`; the language is the primary subtag of the request's
+ *   `language` (`pt-BR` → `pt`; `no` → `nb`), its script kept (`zh-Hant`), its region dropped
+ *   (a region in `language` that is not the country would name a second country);
+ * - when `<language>-<COUNTRY>` is a documented market (MARKETS): `mkt`, `setlang` and the cookies
+ *   `_EDGE_CD=m=…&u=…` / `_EDGE_S=mkt=…&ui=…` all carry that market, `cc` its country, and
+ *   Accept-Language starts with it (pt-BR with country pt sends pt-PT everywhere);
+ * - otherwise no `mkt`: `setlang` is the language alone, `cc` the country, and the cookies carry
+ *   only the UI language (`_EDGE_CD=u=en; _EDGE_S=ui=en`), no market; they are still sent, so
+ *   the ones Bing set on an earlier answer (the session jar keeps them) cannot claim its market.
+ *   Accept-Language is `<language>-<COUNTRY>`: the same pair, as a browser set so would send it.
+ */
+export interface BingLocale {
+  /** `setlang`: the market, else the language alone. */
+  setlang: string
+  /** `cc`: the request's country, upper case. */
+  cc: string
+  /** `mkt`: the documented market of the request's language and country; undefined when Bing has none. */
+  market?: string
+  /** The _EDGE_CD and _EDGE_S cookies, as a Cookie header. */
+  cookie: string
+  acceptLanguage: string
+}
+
+/** The language part of a request's `language` for Bing: primary subtag (no → nb) and script, never a region. */
+function bingLanguage(language: string): { base: string; tag: string } {
+  const [first = '', second] = language.split('-')
+  const lower = first.toLowerCase()
+  const base = lower === 'no' ? 'nb' : lower
+  const script = second && second.length === 4 ? `${second[0]?.toUpperCase()}${second.slice(1).toLowerCase()}` : undefined
+  return { base, tag: script ? `${base}-${script}` : base }
+}
+
+/** The one locale decision of a Bing request (see BingLocale). */
+export function bingLocale(language: string, country: string): BingLocale {
+  const { base, tag } = bingLanguage(language)
   const cc = country.toUpperCase()
-  const norwegian = base === 'no' ? 'nb' : base
-  const market = `${norwegian}-${cc}`
+  const market = bingMarket(language, country)
+  const fallback = base === 'en' ? [] : ['en;q=0.8']
+  if (market) {
+    const m = market.toLowerCase()
+    return {
+      setlang: market,
+      cc,
+      market,
+      cookie: `_EDGE_CD=m=${m}&u=${m}; _EDGE_S=mkt=${m}&ui=${m}`,
+      acceptLanguage: [market, `${base};q=0.9`, ...fallback].join(','),
+    }
+  }
+  const ui = tag.toLowerCase()
+  return {
+    setlang: tag,
+    cc,
+    cookie: `_EDGE_CD=u=${ui}; _EDGE_S=ui=${ui}`,
+    acceptLanguage: [`${tag}-${cc}`, `${base};q=0.9`, ...fallback].join(','),
+  }
+}
+
+/** The Bing market for a language and country ("en" + "gb" → "en-GB", "pt-BR" + "pt" → "pt-PT"), or undefined when Bing has none. */
+export function bingMarket(language: string, country: string): string | undefined {
+  const market = `${bingLanguage(language).base}-${country.toUpperCase()}`
   return MARKETS.has(market) ? market : undefined
 }
 
 export const BING_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36'
 
-/** Browser-like headers for every bing.com request, with the locale cookies Bing reads. */
+/** Browser-like headers for every bing.com request, with the locale cookies Bing reads (bingLocale). */
 export function bingHeaders(
   language: string,
   country: string,
   accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
 ): Record<string, string> {
-  const base = (language.split('-')[0] ?? language).toLowerCase()
-  const market = bingMarket(language, country) ?? `${base}-${country.toUpperCase()}`
+  const locale = bingLocale(language, country)
   return {
     'User-Agent': BING_UA,
     Accept: accept,
-    'Accept-Language': acceptLanguage(language, country),
+    'Accept-Language': locale.acceptLanguage,
     'Upgrade-Insecure-Requests': '1',
-    Cookie: `_EDGE_CD=m=${market.toLowerCase()}&u=${language.toLowerCase()}; _EDGE_S=mkt=${market.toLowerCase()}&ui=${language.toLowerCase()}`,
+    Cookie: locale.cookie,
   }
 }
 
-/** The locale query parameters shared by web, images and news: setlang, cc and (when Bing has it) mkt. */
+/** The locale query parameters shared by web, images and news: setlang, cc and (when Bing has it) mkt, from bingLocale. */
 export function localeParams(language: string, country: string): [string, string][] {
+  const locale = bingLocale(language, country)
   const params: [string, string][] = [
-    ['setlang', language],
-    ['cc', country.toUpperCase()],
+    ['setlang', locale.setlang],
+    ['cc', locale.cc],
   ]
-  const market = bingMarket(language, country)
-  if (market) params.push(['mkt', market])
+  if (locale.market) params.push(['mkt', locale.market])
   return params
 }
 

@@ -1,8 +1,12 @@
 /**
  * DuckDuckGo block detection. DuckDuckGo does not redirect a suspected bot: it answers the search
- * itself (often with HTTP 202) with its "anomaly" page, a duck-picking challenge in
- * `form#challenge-form` posting to `//duckduckgo.com/anomaly.js?…&cc=botnet`. Only markup is
- * matched (never page text), so a result about bots is never taken for a block.
+ * itself with its "anomaly" page, a duck-picking challenge in `form#challenge-form` posting to
+ * `//duckduckgo.com/anomaly.js?…&cc=botnet`, or (since 2026) with HTTP 202 and an anomaly page
+ * whose modal (`.anomaly-modal__modal`) holds no results, or no page at all. A client that reads
+ * a 202 as a 2xx answer sees "no results" (searxng/searxng#6596, nickclyde/duckduckgo-mcp-server#46),
+ * so every 202 is a block: DuckDuckGo answers a search it serves with 200, its own "No results"
+ * page included. Otherwise only markup is matched (never page text), so a result about bots is
+ * never taken for a block.
  */
 import type { BlockCheckInput } from '../upstream/upstream.types.ts'
 
@@ -10,11 +14,17 @@ const ANOMALY_MARKUP = [/<form[^>]+id=["']challenge-form["']/i, /<form[^>]+actio
 
 const CLOUDFLARE_MARKUP = [/<title>\s*Just a moment\.\.\.\s*<\/title>/i, /\/cdn-cgi\/challenge-platform\//i, /__cf_chl_(?:jschl|captcha)_tk__=/i]
 
+/** The reason of a 202: DuckDuckGo's silent block, with or without its anomaly page. */
+export const ANOMALY_202 = 'DuckDuckGo answered 202: anomaly page (bot check)'
+export const SILENT_202 = 'DuckDuckGo answered 202 without results (a silent block)'
+
 export function detectDuckDuckGoBlock(r: BlockCheckInput): { reason: string } | null {
   if (r.status === 429) return { reason: 'HTTP 429 from DuckDuckGo' }
   if (/^https?:\/\/[^/]*duckduckgo\.com\/(?:anomaly|t\/tqadb)/i.test(r.url)) return { reason: 'redirected to the DuckDuckGo anomaly page' }
   const head = r.body.slice(0, 200_000)
-  if (ANOMALY_MARKUP.some((re) => re.test(head))) return { reason: 'DuckDuckGo challenge page (anomaly)' }
+  const anomaly = ANOMALY_MARKUP.some((re) => re.test(head))
+  if (r.status === 202) return { reason: anomaly ? ANOMALY_202 : SILENT_202 }
+  if (anomaly) return { reason: 'DuckDuckGo challenge page (anomaly)' }
   if (CLOUDFLARE_MARKUP.some((re) => re.test(head))) return { reason: 'Cloudflare challenge' }
   // A 403 is how DuckDuckGo refuses a page it will not serve this client (e.g. a later page without vqd).
   if (r.status === 403) return { reason: 'HTTP 403 from DuckDuckGo' }

@@ -99,8 +99,8 @@ describe('engine=duckduckgo: routes html, lite, djs', () => {
     expect(status).toBe(200)
     expect(body.meta.engine).toBe('duckduckgo')
     expect(routeOf(body)).toEqual([
-      { route: 'html', host: 'html.duckduckgo.com', outcome: 'blocked', reason: 'DuckDuckGo challenge page (anomaly)' },
-      { route: 'lite', host: 'lite.duckduckgo.com', outcome: 'blocked', reason: 'DuckDuckGo challenge page (anomaly)' },
+      { route: 'html', host: 'html.duckduckgo.com', outcome: 'blocked', reason: 'DuckDuckGo answered 202: anomaly page (bot check)' },
+      { route: 'lite', host: 'lite.duckduckgo.com', outcome: 'blocked', reason: 'DuckDuckGo answered 202: anomaly page (bot check)' },
       { route: 'djs', host: 'duckduckgo.com', outcome: 'ok', reason: undefined },
       { route: 'djs', host: 'links.duckduckgo.com', outcome: 'ok', reason: undefined },
     ])

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { listFixtures, readFixture } from '../../../test/support/fixtures.ts'
-import { detectDuckDuckGoBlock } from './duckduckgo.block.ts'
+import { detectDuckDuckGoAutocompleteBlock, detectDuckDuckGoBlock, detectDuckDuckGoDjsBlock } from './duckduckgo.block.ts'
 import { parseDuckDuckGoPage, parseDuckDuckGoSearch, targetOf } from './duckduckgo.parse.ts'
 
 const DIR = 'serp/duckduckgo'
@@ -224,13 +224,33 @@ describe('detectDuckDuckGoBlock', () => {
   const anomaly = read('blocked/ddgcli-anomaly-challenge-2026.html')
 
   it('flags the anomaly page whatever the status, rate limits, 403s and Cloudflare challenges', () => {
-    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: anomaly })?.reason).toBe('DuckDuckGo challenge page (anomaly)')
+    expect(detectDuckDuckGoBlock({ status: 200, url: HTML_URL, body: anomaly })?.reason).toBe('DuckDuckGo challenge page (anomaly)')
+    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: anomaly })?.reason).toBe('DuckDuckGo answered 202: anomaly page (bot check)')
     expect(detectDuckDuckGoBlock({ status: 429, url: HTML_URL, body: '' })?.reason).toBe('HTTP 429 from DuckDuckGo')
     expect(detectDuckDuckGoBlock({ status: 403, url: HTML_URL, body: '' })?.reason).toBe('HTTP 403 from DuckDuckGo')
     expect(detectDuckDuckGoBlock({ status: 302, url: 'https://duckduckgo.com/anomaly.js?sv=html', body: '' })).not.toBeNull()
     const cf =
       '<html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"></script></body></html>'
     expect(detectDuckDuckGoBlock({ status: 503, url: HTML_URL, body: cf })?.reason).toBe('Cloudflare challenge')
+  })
+
+  it('every 202 is a block, with or without the anomaly page; a 200 "No results" page is an answer', () => {
+    // searxng#6596, duckduckgo-mcp-server#46: a 202 with an empty page is how DuckDuckGo refuses now.
+    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: '' })?.reason).toBe('DuckDuckGo answered 202 without results (a silent block)')
+    const bare = '<html><head><title>DuckDuckGo</title></head><body><div id="links"></div></body></html>'
+    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: bare })?.reason).toBe('DuckDuckGo answered 202 without results (a silent block)')
+    const modal = '<html><body><div class="anomaly-modal__mask"><div class="anomaly-modal__modal" data-testid="anomaly-modal"></div></div></body></html>'
+    expect(detectDuckDuckGoBlock({ status: 202, url: HTML_URL, body: modal })?.reason).toBe('DuckDuckGo answered 202: anomaly page (bot check)')
+    // The same rule for the shell, d.js and autocomplete (their detectors start from this one).
+    expect(detectDuckDuckGoDjsBlock({ status: 202, url: 'https://links.duckduckgo.com/d.js?q=a', body: '' })?.reason).toBe(
+      'DuckDuckGo answered 202 without results (a silent block)',
+    )
+    expect(detectDuckDuckGoAutocompleteBlock({ status: 202, url: 'https://duckduckgo.com/ac/?q=a', body: '[]' })).not.toBeNull()
+    // DuckDuckGo's own "No results" answers are 200s: never blocks.
+    for (const f of ['html/eino-no-results-eof.html', 'html/eino-eino-page2-empty.html']) {
+      expect(detectDuckDuckGoBlock({ status: 200, url: HTML_URL, body: read(f) })).toBeNull()
+      expect(parseDuckDuckGoSearch(read(f))).toMatchObject({ results: [], parse_quality: 'empty', saysNoResults: true })
+    }
   })
 
   it('does not flag a result page whose text talks about bots and challenges', () => {

@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import type { SearchRequest } from '../engine.types.ts'
+import { planBrowserRequest, secChUa } from '../upstream/browser-headers.ts'
 import {
   acceptLanguage,
   buildDjsRequest,
   buildDuckDuckGoRequest,
   buildNextPageRequest,
   buildShellRequest,
+  DDG_CHROME_MAJOR,
+  DDG_USER_AGENT,
   nextFormFromToken,
   quoteBangs,
   regionOf,
 } from './duckduckgo.request.ts'
+import { buildDuckDuckGoAutocompleteRequest } from './duckduckgo-autocomplete.ts'
 
 const base = searchRequest({ engine: 'duckduckgo', q: 'rust programming' })
 const req = (r: Partial<SearchRequest> = {}): SearchRequest => ({ ...base, ...r })
@@ -22,10 +26,12 @@ describe('buildDuckDuckGoRequest', () => {
     expect(r.form).toEqual({ q: 'rust programming', b: '', kl: 'us-en', kp: '-2' })
   })
 
-  it('sends browser navigation headers with the settings mirrored as cookies', () => {
+  it("sends Chrome's navigation headers for a form post, the form's charset named, the settings mirrored as cookies", () => {
     const { headers } = buildDuckDuckGoRequest(req({ time: 'week', safe: 'active', country: 'de', language: 'de' }))
     expect(headers).toMatchObject({
-      'Content-Type': 'application/x-www-form-urlencoded',
+      'Cache-Control': 'max-age=0',
+      // Without the charset DuckDuckGo answers 202 (searxng#6596).
+      'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8',
       Origin: 'https://html.duckduckgo.com',
       Referer: 'https://html.duckduckgo.com/',
       'Accept-Language': 'de,en;q=0.8',
@@ -33,7 +39,16 @@ describe('buildDuckDuckGoRequest', () => {
       'Sec-Fetch-Mode': 'navigate',
       'Sec-Fetch-Site': 'same-origin',
     })
-    expect(headers['User-Agent']).toMatch(/Firefox\/\d+/)
+    expect(headers.Accept).toMatch(/^text\/html,.*image\/avif,.*application\/signed-exchange/)
+    expect(headers['User-Agent']).toBe(DDG_USER_AGENT)
+  })
+
+  it('no header of any request names another form type', () => {
+    const next = { q: 'a', s: '10', vqd: '4-1' }
+    for (const r of [buildDuckDuckGoRequest(base), buildDuckDuckGoRequest(base, 'lite'), buildNextPageRequest(base, next, 'html')]) {
+      const types = Object.entries(r.headers).filter(([k]) => k.toLowerCase() === 'content-type')
+      expect(types).toEqual([['Content-Type', 'application/x-www-form-urlencoded; charset=utf-8']])
+    }
   })
 
   it('maps time to df (hour as the past day) and safe to kp', () => {
@@ -55,6 +70,43 @@ describe('buildDuckDuckGoRequest', () => {
   it('refuses queries DuckDuckGo rejects (500 characters or more)', () => {
     expect(() => buildDuckDuckGoRequest(req({ q: 'a'.repeat(500) }))).toThrow(/longer than 499/)
     expect(() => buildDuckDuckGoRequest(req({ q: 'a'.repeat(499) }))).not.toThrow()
+  })
+})
+
+describe('one identity for every DuckDuckGo request', () => {
+  it('a current Chrome (131 or later, refused below: duckduckgo-mcp-server#46) on Windows', () => {
+    const major = Number(/Chrome\/(\d+)\./.exec(DDG_USER_AGENT)?.[1])
+    expect(major).toBe(DDG_CHROME_MAJOR)
+    expect(major).toBeGreaterThanOrEqual(131)
+    expect(DDG_USER_AGENT).toBe(`Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`)
+    expect(DDG_USER_AGENT).not.toMatch(/Firefox|Gecko\/|Edg\//)
+  })
+
+  it('html, lite, the Next form, the shell, d.js and autocomplete all send it', () => {
+    const uas = [
+      buildDuckDuckGoRequest(base).headers,
+      buildDuckDuckGoRequest(base, 'lite').headers,
+      buildNextPageRequest(base, { q: 'a', s: '10', vqd: '4-1' }, 'html').headers,
+      buildShellRequest(base).headers,
+      buildDjsRequest(base, 'https://links.duckduckgo.com/d.js?q=a').headers,
+      buildDuckDuckGoAutocompleteRequest({ endpoint: 'autocomplete', q: 'rust' }).headers,
+    ].map((h) => h['User-Agent'])
+    expect(new Set(uas)).toEqual(new Set([DDG_USER_AGENT]))
+  })
+
+  it("its TLS profile, header order and client hints are Chrome's of the same version (browser-headers.ts)", () => {
+    const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]))
+    const plan = planBrowserRequest(lower(buildDuckDuckGoRequest(base).headers))
+    expect(plan.browser).toBe(`chrome${DDG_CHROME_MAJOR}`)
+    const sent = new Map(plan.headers)
+    expect(sent.get('sec-ch-ua')).toBe(secChUa(DDG_CHROME_MAJOR))
+    expect(sent.get('sec-ch-ua-platform')).toBe('"Windows"')
+    expect(sent.get('content-type')).toBe('application/x-www-form-urlencoded; charset=utf-8')
+    // d.js is a script of the page: no navigation-only header goes with it.
+    const script = new Map(planBrowserRequest(lower(buildDjsRequest(base, 'https://links.duckduckgo.com/d.js?q=a').headers)).headers)
+    expect(script.get('sec-fetch-dest')).toBe('script')
+    expect(script.get('sec-fetch-user')).toBe('')
+    expect(script.get('upgrade-insecure-requests')).toBe('')
   })
 })
 

@@ -24,9 +24,28 @@ export interface DuckDuckGoRequest {
   form: Record<string, string>
 }
 
-// The vqd token is derived from query and User-Agent, so the UA must stay fixed. Firefox sends
-// no client hints, which keeps the header set small and consistent.
-export const DDG_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:141.0) Gecko/20100101 Firefox/141.0'
+/**
+ * The one browser every DuckDuckGo request is sent as: html, lite, the shell, d.js and autocomplete.
+ *
+ * DuckDuckGo answers 202 with an empty anomaly page when the User-Agent names another browser
+ * family than the TLS handshake (a Firefox UA over a Chrome or Python hello), when the cipher order
+ * is not a browser's, when a form is posted without `; charset=utf-8` (searxng/searxng#6596), and
+ * to Chrome handshakes older than 131 (nickclyde/duckduckgo-mcp-server#46: chrome124 gets 202,
+ * chrome131 gets 200). Trawl's transport picks the TLS profile, header order and `Sec-CH-UA` from
+ * this UA (upstream/browser-headers.ts): Chrome 151 gets impit's `chrome151` hello, the newest Chrome
+ * profile Trawl knows. The `vqd` token is bound to the UA that fetched it (searxng/searxng#6658):
+ * tokens and d.js links are kept under this UA (duckduckgo.search.ts), so a change of identity
+ * never sends an old token.
+ */
+export const DDG_CHROME_MAJOR = 151
+export const DDG_USER_AGENT = `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${DDG_CHROME_MAJOR}.0.0.0 Safari/537.36`
+
+/** Chrome's Accept for a top-level navigation (a form post included). */
+const NAVIGATION_ACCEPT =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7'
+
+/** The form's type with its charset: DuckDuckGo answers a form posted without it with 202 (searxng#6596). */
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded; charset=utf-8'
 
 // DuckDuckGo's regions (the `kl` select of the html and lite forms), `<country>-<language>`.
 const REGIONS = (
@@ -136,7 +155,7 @@ export function nextFormFromToken(req: SearchRequest, vqd: string, offset: numbe
   return form
 }
 
-/** Browser navigation headers for a form POST from the site's own page. */
+/** Chrome's navigation headers for a form POST from the site's own page (client hints are added from the UA by the transport). */
 export function duckDuckGoHeaders(req: Pick<SearchRequest, 'country' | 'language' | 'time' | 'safe'>, endpoint: DuckDuckGoEndpoint): Record<string, string> {
   const origin = new URL(ENDPOINTS[endpoint]).origin
   // The settings the form carries are mirrored in cookies, as the site itself stores them.
@@ -144,10 +163,11 @@ export function duckDuckGoHeaders(req: Pick<SearchRequest, 'country' | 'language
   const df = timeFilterOf(req)
   if (df) cookies.push(`df=${df}`)
   return {
+    'Cache-Control': 'max-age=0',
     'User-Agent': DDG_USER_AGENT,
-    Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    Accept: NAVIGATION_ACCEPT,
     'Accept-Language': acceptLanguage(req.language),
-    'Content-Type': 'application/x-www-form-urlencoded',
+    'Content-Type': FORM_CONTENT_TYPE,
     Origin: origin,
     Referer: `${origin}/`,
     Cookie: cookies.join('; '),
@@ -182,7 +202,7 @@ export function buildShellRequest(req: SearchRequest): DuckDuckGoGet {
     url: `${SHELL_URL}?${params}`,
     headers: {
       'User-Agent': DDG_USER_AGENT,
-      Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      Accept: NAVIGATION_ACCEPT,
       'Accept-Language': acceptLanguage(req.language),
       Referer: SHELL_URL,
       'Upgrade-Insecure-Requests': '1',

@@ -34,14 +34,19 @@ import {
 /** Fetches one route may make for a search (html: page 1 plus "Next" pages; num=100 from page 1 needs 7). */
 export const MAX_FETCHES = 8
 
-// vqd tokens by query and settings, so a later page of a query just searched skips page 1.
-// DuckDuckGo's tokens are good for a while; an hour is what SearXNG relies on.
+// vqd tokens by User-Agent, query and settings, so a later page of a query just searched skips
+// page 1. DuckDuckGo's tokens are good for a while; an hour is what SearXNG relies on. A token is
+// accepted only with the User-Agent that fetched it (searxng/searxng#6658: SearXNG keys its cache
+// by query and UA), so the UA is part of the key: a token is never sent by another identity.
 const TOKEN_TTL_MS = 60 * 60 * 1000
 const TOKEN_CACHE_MAX = 1000
 const tokens = new Map<string, { vqd: string; at: number }>()
 
-const tokenKey = (req: SearchRequest, endpoint: DuckDuckGoEndpoint) =>
-  [endpoint, req.q, regionOf(req.country, req.language), timeFilterOf(req) ?? ''].join('\u0000')
+/** The User-Agent a request sends (the identity a token it fetches is bound to). */
+const uaOf = (headers: Record<string, string>): string => headers['User-Agent'] ?? ''
+
+const tokenKey = (req: SearchRequest, endpoint: DuckDuckGoEndpoint, ua: string) =>
+  [endpoint, ua, req.q, regionOf(req.country, req.language), timeFilterOf(req) ?? ''].join('\u0000')
 
 function cachedToken(key: string, now: number): string | undefined {
   const hit = tokens.get(key)
@@ -57,10 +62,12 @@ function keepToken(key: string, vqd: string | undefined, now: number): void {
   if (tokens.size > TOKEN_CACHE_MAX) tokens.delete(tokens.keys().next().value as string)
 }
 
-// d.js links by query and settings, by the offset `s` they start at (the djs route's pages).
+// d.js links by User-Agent, query and settings, by the offset `s` they start at (the djs route's
+// pages). A link carries the vqd of the shell that named it, so it is bound to that shell's UA too.
 const djsLinks = new Map<string, { links: Map<number, string>; at: number }>()
 
-const djsKey = (req: SearchRequest) => ['djs', req.q, regionOf(req.country, req.language), timeFilterOf(req) ?? '', safeSearchOf(req)].join('\u0000')
+const djsKey = (req: SearchRequest, ua: string) =>
+  ['djs', ua, req.q, regionOf(req.country, req.language), timeFilterOf(req) ?? '', safeSearchOf(req)].join('\u0000')
 
 /** The kept d.js link starting nearest before (or at) `start`. */
 function nearestDjsLink(key: string, start: number, now: number): { url: string; s: number } | undefined {
@@ -118,10 +125,10 @@ export const duckDuckGoDjsRoute: EngineWebSearch = {
 async function searchEndpoint(req: SearchRequest, fetch: EngineFetch, endpoint: DuckDuckGoEndpoint): Promise<ParsedSearchPage> {
   const start = Math.max(0, req.offset ?? (req.page - 1) * req.num)
   const end = start + req.num
-  const key = tokenKey(req, endpoint)
-  const vqd = start > 0 ? cachedToken(key, Date.now()) : undefined
+  const first = buildDuckDuckGoRequest(req, endpoint)
+  const vqd = start > 0 ? cachedToken(tokenKey(req, endpoint, uaOf(first.headers)), Date.now()) : undefined
 
-  let request: DuckDuckGoRequest = vqd ? buildNextPageRequest(req, nextFormFromToken(req, vqd, start), endpoint) : buildDuckDuckGoRequest(req, endpoint)
+  let request: DuckDuckGoRequest = vqd ? buildNextPageRequest(req, nextFormFromToken(req, vqd, start), endpoint) : first
   let pageStart = vqd ? start : 0
   const byIndex = new Map<number, OrganicResult>()
   const seen = new Set<string>()
@@ -136,7 +143,8 @@ async function searchEndpoint(req: SearchRequest, fetch: EngineFetch, endpoint: 
     // The JS shell or an unknown layout: 'partial' with nothing read, so the next route is asked.
     if (parsed.layout === 'js-shell' || parsed.layout === 'unknown') break
     const index = place(byIndex, seen, parsed.page.results, pageStart)
-    keepToken(key, parsed.next?.vqd, Date.now())
+    // Kept under the UA of the request that fetched it: the only one it may be sent with.
+    keepToken(tokenKey(req, endpoint, uaOf(request.headers)), parsed.next?.vqd, Date.now())
     if (!parsed.next || index >= end) break
     const nextStart = Number(parsed.next.s)
     if (!Number.isFinite(nextStart) || nextStart <= pageStart) break
@@ -155,8 +163,8 @@ async function searchEndpoint(req: SearchRequest, fetch: EngineFetch, endpoint: 
 async function searchDjs(req: SearchRequest, fetch: EngineFetch): Promise<ParsedSearchPage> {
   const start = Math.max(0, req.offset ?? (req.page - 1) * req.num)
   const end = start + req.num
-  const key = djsKey(req)
   const shell = buildShellRequest(req)
+  const key = djsKey(req, uaOf(shell.headers))
   let fetches = 0
 
   let link = nearestDjsLink(key, start, Date.now())

@@ -15,15 +15,14 @@ function params(req: Partial<SearchRequest>): URLSearchParams {
 describe('buildGoogleSearchRequest', () => {
   it('builds the default request on www.google.com/search', () => {
     const { url } = buildGoogleSearchRequest(base)
-    expect(url).toBe('https://www.google.com/search?q=coffee%20beans&hl=en&gl=us&lr=lang_en&safe=off&ie=UTF-8&oe=UTF-8')
+    expect(url).toBe('https://www.google.com/search?q=coffee%20beans&hl=en&gl=us&safe=off&ie=UTF-8&oe=UTF-8')
   })
 
-  it('maps language to hl and lr, country to gl', () => {
+  it('maps language to hl and country to gl; never sends lr, which empties valid searches', () => {
     const p = params({ language: 'pt-BR', country: 'br' })
     expect(p.get('hl')).toBe('pt-BR')
-    expect(p.get('lr')).toBe('lang_pt')
     expect(p.get('gl')).toBe('br')
-    expect(params({ language: 'zh-TW' }).get('lr')).toBe('lang_zh-TW')
+    for (const language of ['pt-BR', 'zh-TW', 'en', 'de']) expect(params({ language }).has('lr')).toBe(false)
   })
 
   it('never sends num (Google answers 10 a page); start is the page asked for, left out at 0', () => {

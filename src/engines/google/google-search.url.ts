@@ -36,6 +36,10 @@ const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
  * (default: the request's own offset). Google has ignored `num` since September 2025 and answers
  * 10 results a page, so `num` is never sent: depth is made of several pages (google-search.pages.ts).
  *
+ * No `lr`: a language restriction empties valid searches (serpapi/public-roadmap#3579 on this
+ * page, searxng/searxng#6684 on `/wml/search`); the language goes as `hl`, which ranks without
+ * filtering. The image and video verticals (the basic layout) still send it.
+ *
  * The location of web results is carried by `uule`: given as is, or made from `location` (a
  * place name) or else from `ll` (its point; web search has no viewport, so the zoom is unused).
  */
@@ -45,7 +49,6 @@ export function buildGoogleSearchRequest(req: SearchRequest, start = req.offset 
   params.push(['q', req.q])
   params.push(['hl', req.language])
   params.push(['gl', req.country])
-  params.push(['lr', `lang_${lrCode(req.language)}`])
   if (start > 0) params.push(['start', String(start)])
   const tbs = tbsOf(req)
   if (tbs) params.push(['tbs', tbs])

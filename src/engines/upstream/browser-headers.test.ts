@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { DEFAULT_BROWSER, planBrowserRequest, profileFor, secChUa } from './browser-headers.ts'
+import { WML_USER_AGENTS } from '../google/google-wml.url.ts'
+import { WIKIMEDIA_USER_AGENT } from '../wikipedia/wikipedia.request.ts'
+import { DEFAULT_BROWSER, FEATURE_PHONE_BROWSER, planBrowserRequest, profileFor, secChUa } from './browser-headers.ts'
 
 const ANDROID_138 = 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Mobile Safari/537.36'
 const MAC_142 = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
@@ -72,6 +74,44 @@ describe('header plan', () => {
     const removed = plan.headers.filter(([, v]) => v === '').map(([n]) => n)
     expect(removed).toEqual(expect.arrayContaining(['sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'sec-fetch-mode', 'priority', 'accept-language']))
     expect(removed).not.toContain('accept')
+  })
+
+  test("a feature phone's UA (Google's WML Nokias, the Presto UA of its no-JS verticals) gets chrome100, the closest to chrome99_android", () => {
+    expect(FEATURE_PHONE_BROWSER).toBe('chrome100')
+    const presto = 'Opera/9.80 (Android 4.1.2; Linux; Opera Mobi/ADR-1305251841) Presto/2.11.355 Version/12.10'
+    for (const ua of [...WML_USER_AGENTS, presto]) {
+      const plan = planBrowserRequest({ 'user-agent': ua, accept: '*/*', cookie: 'CONSENT=YES+' })
+      expect(plan.browser, ua).toBe('chrome100')
+      // Only its own headers, and Chrome 100's Accept-Encoding (zstd came with Chrome 123).
+      expect(
+        plan.headers.filter(([, v]) => v !== ''),
+        ua,
+      ).toEqual([
+        ['user-agent', ua],
+        ['accept', '*/*'],
+        ['cookie', 'CONSENT=YES+'],
+        ['accept-encoding', 'gzip, deflate, br'],
+      ])
+      expect(plan.headers.filter(([, v]) => v === '').map(([n]) => n)).toEqual(expect.arrayContaining(['sec-ch-ua', 'sec-fetch-mode', 'priority']))
+    }
+  })
+
+  test("a bot UA (Wikipedia's) keeps the default Chrome handshake: it imitates no browser", () => {
+    expect(planBrowserRequest({ 'user-agent': WIKIMEDIA_USER_AGENT }).browser).toBe(DEFAULT_BROWSER)
+    expect(planBrowserRequest({ 'user-agent': 'Trawl/0.1 (self-hosted search API; SearXNG JSON client)' }).browser).toBe(DEFAULT_BROWSER)
+  })
+
+  test("a script or XHR of the page (Sec-Fetch-Mode not navigate) drops the navigation-only headers, impit's own too", () => {
+    const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/151.0.0.0 Safari/537.36'
+    const plan = planBrowserRequest({ 'user-agent': ua, accept: '*/*', 'sec-fetch-dest': 'script', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'same-site' })
+    expect(plan.browser).toBe('chrome151')
+    const headers = new Map(plan.headers)
+    expect(headers.get('upgrade-insecure-requests')).toBe('')
+    expect(headers.get('sec-fetch-user')).toBe('')
+    expect(headers.get('sec-ch-ua')).toBe(secChUa(151))
+    // A navigation keeps them.
+    const nav = new Map(planBrowserRequest({ 'user-agent': ua, 'sec-fetch-mode': 'navigate' }).headers)
+    expect([nav.get('upgrade-insecure-requests'), nav.get('sec-fetch-user')]).toEqual(['1', '?1'])
   })
 
   test("no UA: impit's own Chrome profile, headers passed as given", () => {

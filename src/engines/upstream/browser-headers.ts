@@ -5,7 +5,7 @@ import type { Browser } from 'impit'
  *
  * The decision: the engine's own User-Agent always wins and picks the rest. Engines choose their
  * UA deliberately (Google's no-JS verticals ask as Opera Mobile on Presto to get the basic layout,
- * DuckDuckGo's vqd token is bound to its Firefox UA, Wikipedia wants a named bot), so it is never
+ * DuckDuckGo's vqd token is bound to its Chrome UA, Wikipedia wants a named bot), so it is never
  * replaced; what travels with it must not contradict it:
  *
  * - a Chromium UA (`Chrome/N`): Chrome's TLS and HTTP/2 fingerprint (the newest impit profile not
@@ -15,11 +15,23 @@ import type { Browser } from 'impit'
  *   and mobile flag from the UA's OS. Headers the engine set (Accept, Cookie, Sec-Fetch-Site,
  *   Google's own Sec-CH-UA-Platform...) replace the defaults at their place in that order.
  * - a Firefox UA: the same with Firefox's profile, defaults and order (Firefox sends no client hints).
- * - any other UA (the Presto feature-phone UA, Wikipedia's bot UA): Chrome's TLS handshake, which is
- *   all that gets such a request past a TLS gate, but only the engine's own headers plus
+ * - a request that is not a navigation (the engine says `Sec-Fetch-Mode: cors` or `no-cors`: a
+ *   script or an XHR of the page, DuckDuckGo's d.js and autocomplete) carries neither
+ *   `Upgrade-Insecure-Requests` nor `Sec-Fetch-User`, as the browser sends those on navigations only.
+ * - a feature phone's UA (Google's WML route asks as old Nokia/Symbian/MIDP phones, its no-JS
+ *   verticals as Opera Mobile on Presto): impit's `chrome100` handshake, the closest it has to the
+ *   `chrome99_android` profile of curl_cffi with which SearXNG gets Google's `/wml/search` answered
+ *   (searxng/searxng#6570: Google checks the TLS handshake of those UAs; a Chrome-on-Android hello
+ *   is the desktop one of the same version, lexiforest/curl_cffi#427). impit 0.14.4 has no Android
+ *   profile; chrome100 is its oldest Chrome, one version from chrome99, without the post-quantum
+ *   group and extension shuffling that a 2022 phone never sent. Headers as for any other UA below,
+ *   with Chrome 100's Accept-Encoding (no zstd).
+ * - any other UA (Wikipedia's bot UA, Trawl's own JSON clients): the default Chrome handshake,
+ *   which is all that gets such a request past a TLS gate, but only the engine's own headers plus
  *   Accept-Encoding: every header impit's profile would add (client hints, Sec-Fetch-*, Priority)
- *   is removed (impit drops a header given as ''), because that browser would not send them and
- *   Google picks the basic layout only for a client without client hints.
+ *   is removed (impit drops a header given as ''), because that client would not send them and
+ *   Google picks the basic layout only for a client without client hints. A bot UA imitates no
+ *   browser, so no handshake is "its" own: the current Chrome one is kept as the least refused.
  * - no UA at all: impit's Chrome profile as it is, its own UA included.
  *
  * Impit sends the headers it is given first, in the order given, then whatever of its profile was
@@ -49,10 +61,21 @@ const PROFILES: Record<Family, [number, Browser][]> = {
   ],
 }
 
-/** The TLS handshake for a UA that is neither Chromium nor Firefox, and for no UA. */
+/** The TLS handshake for a UA that is neither Chromium nor Firefox nor a feature phone, and for no UA. */
 export const DEFAULT_BROWSER: Browser = 'chrome142'
 
+/** The TLS handshake for a feature phone's UA: the closest impit has to curl_cffi's `chrome99_android`. */
+export const FEATURE_PHONE_BROWSER: Browser = 'chrome100'
+
+/** Old phones' UAs: Nokia / Symbian / Series 60 / MIDP (Google's WML route), Opera on Presto (its no-JS verticals). */
+const FEATURE_PHONE_UA = /^Nokia|\bSymbianOS\/|\bSeries ?60\/|\bProfile\/MIDP-|\bPresto\/|\bOpera Mini\//
+
 const ACCEPT_ENCODING = 'gzip, deflate, br, zstd'
+/** What Chrome 100 asked for (zstd came with Chrome 123). */
+const ACCEPT_ENCODING_CHROME_100 = 'gzip, deflate, br'
+
+/** Sent by a browser on navigations only. */
+const NAVIGATION_ONLY = ['upgrade-insecure-requests', 'sec-fetch-user']
 
 /** A top-level navigation's headers as the browser sends them (defaults; undefined = only if given). */
 const ORDER: Record<Family, [string, string | undefined][]> = {
@@ -120,10 +143,11 @@ export function planBrowserRequest(headers: Record<string, string>): BrowserRequ
   const firefox = /\bFirefox\/(\d+)/.exec(ua)
   const chrome = firefox ? null : /\bChrom(?:e|ium)\/(\d+)/.exec(ua)
   if (!firefox && !chrome) {
+    const phone = FEATURE_PHONE_UA.test(ua)
     const out = Object.entries(headers)
-    if (!('accept-encoding' in headers)) out.push(['accept-encoding', ACCEPT_ENCODING])
+    if (!('accept-encoding' in headers)) out.push(['accept-encoding', phone ? ACCEPT_ENCODING_CHROME_100 : ACCEPT_ENCODING])
     for (const name of PROFILE_HEADERS) if (!(name in headers)) out.push([name, ''])
-    return { browser: DEFAULT_BROWSER, headers: out }
+    return { browser: phone ? FEATURE_PHONE_BROWSER : DEFAULT_BROWSER, headers: out }
   }
   const family: Family = firefox ? 'firefox' : 'chrome'
   const major = Number((firefox ?? chrome)?.[1])
@@ -133,9 +157,12 @@ export function planBrowserRequest(headers: Record<string, string>): BrowserRequ
     given['sec-ch-ua-mobile'] ??= /\bMobile\b/.test(ua) ? '?1' : '?0'
     given['sec-ch-ua-platform'] ??= `"${platformOf(ua)}"`
   }
+  // A script or XHR of the page (the engine named its mode): no navigation-only header, impit's own removed.
+  const mode = given['sec-fetch-mode']
+  const subresource = mode !== undefined && mode !== 'navigate'
   const out: [string, string][] = []
   for (const [name, fallback] of ORDER[family]) {
-    const value = given[name] ?? fallback
+    const value = given[name] ?? (subresource && NAVIGATION_ONLY.includes(name) ? '' : fallback)
     if (value !== undefined) out.push([name, value])
     delete given[name]
   }

@@ -75,6 +75,8 @@ const X25519_MLKEM768 = 0x11ec
 const CHROME_138_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36'
 const FIREFOX_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:141.0) Gecko/20100101 Firefox/141.0'
 const PRESTO_UA = 'Opera/9.80 (Android 4.1.2; Linux; Opera Mobi/ADR-1305251841) Presto/2.11.355 Version/12.10'
+const NOKIA_UA = 'Nokia6230/2.0 (05.50) Profile/MIDP-2.0 Configuration/CLDC-1.1'
+const CHROME_151_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/151.0.0.0 Safari/537.36'
 
 const testdata = new URL('./testdata/', import.meta.url)
 const hellos: ClientHello[] = []
@@ -204,6 +206,31 @@ describe('engine requests present a browser TLS handshake (impit)', () => {
         .filter((n) => !n.startsWith(':'))
         .sort(),
     ).toEqual(['accept', 'accept-encoding', 'user-agent', 'x-forwarded-host'])
+  })
+
+  test.each([
+    ['a WML Nokia', NOKIA_UA],
+    ['the Presto', PRESTO_UA],
+  ])("%s UA gets Chrome 100's hello (impit's closest to chrome99_android): no post-quantum group, the old ALPS, fixed extension order", async (_, ua) => {
+    const { hello, request } = await engineRequest({ insecureTls: true }, { 'User-Agent': ua, Accept: '*/*' })
+    expect(isGrease(hello.ciphers[0] ?? 0)).toBe(true)
+    expect(hello.ciphers.slice(1)).toEqual(CHROME_CIPHERS)
+    const extensions = hello.extensions.filter((e) => !isGrease(e))
+    // GREASE extensions first and last, padding (21) and ALPS at its pre-2025 code point (17513), no ECH GREASE.
+    expect(isGrease(hello.extensions[0] ?? 0) && isGrease(hello.extensions.at(-2) ?? 0)).toBe(true)
+    expect(extensions).toEqual(expect.arrayContaining([21, 17513]))
+    expect(extensions).not.toContain(17613)
+    expect(extensions).not.toContain(65037)
+    expect(isGrease(hello.groups[0] ?? 0)).toBe(true)
+    expect(hello.groups.slice(1)).toEqual([0x1d, 0x17, 0x18]) // X25519, P-256, P-384: no X25519MLKEM768
+    expect(headerValue(request, 'accept-encoding')).toBe('gzip, deflate, br')
+    expect(headerNames(request).some((n) => n.startsWith('sec-'))).toBe(false)
+  })
+
+  test("a current Chrome UA (DuckDuckGo's) keeps the post-quantum hello, for contrast", async () => {
+    const { hello } = await engineRequest({ insecureTls: true }, { 'User-Agent': CHROME_151_UA })
+    expect(hello.groups[1]).toBe(X25519_MLKEM768)
+    expect(hello.extensions).toContain(65037)
   })
 
   test('without insecureTls the self-signed certificate is refused with a TLS reason', async () => {

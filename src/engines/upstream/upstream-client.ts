@@ -153,7 +153,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     let setCookie = false
     for (let hops = 0; ; hops++) {
       const headers = { ...req.headers }
-      // A browser names the charset of the form it posts; DuckDuckGo refuses a form without it.
+      // Every form names its charset: DuckDuckGo answers a form without it with its 202 block (searxng#6596).
       if (form) headers['content-type'] = FORM_TYPE
       const sent = await sendOnce(logical, form ? 'POST' : 'GET', headers, form ? new URLSearchParams(form).toString() : undefined, proxyUrl, signal, budgetMs)
       const { res, target } = sent
@@ -495,7 +495,7 @@ function requestHeaders(headers: Record<string, string> | undefined, target: Map
   return out
 }
 
-/** What a browser sends as the type of the form it posts (the charset named, as DuckDuckGo requires). */
+/** The type of every form posted: with its charset, which DuckDuckGo requires (a browser's own form leaves it out). */
 const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8'
 
 function firstHeader(v: string | string[] | undefined): string | undefined {

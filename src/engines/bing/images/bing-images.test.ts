@@ -73,7 +73,7 @@ describe('parseBingImages: the /images/search capture', () => {
 describe('buildBingImagesRequest', () => {
   it('asks the async grid for num tiles from a 1-based first', () => {
     expect(buildBingImagesRequest(req()).url).toBe(
-      'https://www.bing.com/images/async?q=RPG%20Title%20Screen&first=1&count=10&async=1&setlang=en&cc=US&mkt=en-US&adlt=off',
+      'https://www.bing.com/images/async?q=RPG%20Title%20Screen&first=1&count=10&async=1&setlang=en-US&cc=US&mkt=en-US&adlt=off',
     )
     const p = new URL(buildBingImagesRequest(req({ page: 3, num: 20, country: 'de', language: 'de', time: 'week', safe: 'active' })).url).searchParams
     expect(Object.fromEntries(p)).toMatchObject({ first: '41', count: '20', mkt: 'de-DE', qft: '+filterui:age-lt10080', adlt: 'strict' })

@@ -75,7 +75,7 @@ describe('detectBingNewsBlock', () => {
 describe('buildBingNewsRequest', () => {
   it('asks the RSS rendering of news/search', () => {
     const { url, headers } = buildBingNewsRequest(req())
-    expect(url).toBe('https://www.bing.com/news/search?q=heat%20pump&format=rss&setlang=en&cc=US&mkt=en-US&adlt=off')
+    expect(url).toBe('https://www.bing.com/news/search?q=heat%20pump&format=rss&setlang=en-US&cc=US&mkt=en-US&adlt=off')
     expect(headers.Accept).toMatch(/^application\/rss\+xml/)
   })
 
