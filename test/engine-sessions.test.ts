@@ -96,6 +96,12 @@ describe('engine sessions', () => {
     expect(health.status).toBe('degraded')
     expect(health.degraded).toMatch(/^google has no working route \(wml: down; web: down/)
     expect(health.engines.degraded).toBe(1)
+    // Each route's health says why it last failed.
+    const listed = (await (await fetch(`${trawl.base}/v1/engines`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      engines: { name: string; routes: { name: string; health: { state: string; last_failure: string | null } | null }[] }[]
+    }
+    const google = listed.engines.find((e) => e.name === 'google')
+    expect(google?.routes.find((r) => r.name === 'wml')?.health).toMatchObject({ state: 'down', last_failure: 'wml: no answer before the deadline' })
 
     // Every engine of a list failing: the 503 says why for each, route by route.
     const none = await search('q=coffee&engine=google,mojeek')

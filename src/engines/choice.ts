@@ -204,7 +204,7 @@ async function askOne<P extends Page>(
   } catch (error) {
     const ms = Math.round(performance.now() - started)
     const outcome = outcomeOf(error)
-    engines.health.record(name, layout, { outcome, ms })
+    engines.health.record(name, layout, { outcome, ms, ...(error instanceof Error && { reason: error.message }) })
     // An engine stopped by the consensus deadline (or failing before any request) has no attempts
     // of its own; the route still shows it was asked.
     const attempts = attemptsOf(error)

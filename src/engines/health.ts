@@ -25,6 +25,8 @@ export interface HealthEvent {
   ms: number
   /** Parse quality of an answered page (outcome ok). */
   quality?: ParseQuality
+  /** Why a failure failed (the block's cause, the gate's reason), in a few words. */
+  reason?: string
 }
 
 export interface LayoutHealth {
@@ -41,6 +43,8 @@ export interface LayoutHealth {
   p50_ms: number | null
   p95_ms: number | null
   last_at: string | null
+  /** Why the latest failure in the window failed (a block's cause, a timeout, …); null when none failed. */
+  last_failure: string | null
 }
 
 /** Where events are shared between processes (Redis); memory only when absent. */
@@ -212,7 +216,13 @@ function figures(layout: string, t: Track): LayoutHealth {
     p50_ms: percentile(ms, 0.5),
     p95_ms: percentile(ms, 0.95),
     last_at: last ? new Date(last.at).toISOString() : null,
+    last_failure: lastFailure(t.events),
   }
+}
+
+function lastFailure(events: HealthEvent[]): string | null {
+  const failed = events.findLast((e) => e.outcome !== 'ok')
+  return failed ? (failed.reason ?? failed.outcome).slice(0, 300) : null
 }
 
 function percentile(sorted: number[], p: number): number | null {

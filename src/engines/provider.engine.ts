@@ -6,7 +6,7 @@ import type { ParsedSearchPage, SearchRequest, VerticalRequest } from './engine.
 import { type EngineHealth, routeLayout } from './health.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
-import { attemptsOf, codeOfAttempts, UpstreamError, upstreamErrorFor } from './upstream/upstream-error.ts'
+import { attemptsOf, codeOfAttempts, UpstreamError, upstreamErrorFor, whyFailed } from './upstream/upstream-error.ts'
 
 // Verticals whose items are ranked links under include_domains / exclude_domains and num / page.
 const LINK_VERTICALS = new Set<VerticalRequest['endpoint']>(['news', 'images', 'videos'])
@@ -92,7 +92,7 @@ export function bindProvider(upstream: UpstreamClient, provider: Provider, healt
       // A 403 is the engine refusing this client, as a CAPTCHA is: the route cools down at once.
       const refused = err.code === 'upstream_blocked' || attempts.slice(before).some((a) => a.status === 403)
       const outcome = refused ? 'blocked' : err.code === 'upstream_timeout' ? 'timeout' : 'error'
-      health.record(provider.name, layout, { outcome, ms: ms() })
+      health.record(provider.name, layout, { outcome, ms: ms(), reason: whyFailed(attempts.slice(before)) || err.message })
       throw err
     }
   }

@@ -14,6 +14,10 @@ const Layout = z.object({
   p50_ms: z.number().nullable(),
   p95_ms: z.number().nullable(),
   last_at: z.string().nullable(),
+  last_failure: z
+    .string()
+    .nullable()
+    .describe("why the latest failure in the window failed: a block's cause (CAPTCHA page, DuckDuckGo's 202, a gate's proof of work), a timeout, an error"),
 })
 
 export const EngineStatus = z.object({
