@@ -49,6 +49,12 @@ const Env = z.object({
     .regex(/^https?:\/\//i, 'must be the http(s) URL of a SearXNG instance')
     .optional(),
   TRAWL_SERPER_API_KEY: z.string().min(8, 'must be a Serper API key').optional(),
+  // An OpenAI-compatible embeddings endpoint: POST /v1/context fuses its ranking with the lexical one (docs/context.md).
+  TRAWL_EMBEDDINGS_URL: z
+    .url()
+    .regex(/^https?:\/\//i, 'must be the http(s) URL of an OpenAI-compatible embeddings endpoint')
+    .optional(),
+  TRAWL_EMBEDDINGS_MODEL: z.string().min(1).optional(),
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
@@ -125,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     braveApiKey: e.TRAWL_BRAVE_API_KEY ?? null,
     searxngUrl: e.TRAWL_SEARXNG_URL ?? null,
     serperApiKey: e.TRAWL_SERPER_API_KEY ?? null,
+    /** POST /v1/context's hybrid ranking; null: lexical only. */
+    embeddings: e.TRAWL_EMBEDDINGS_URL ? Object.freeze({ url: e.TRAWL_EMBEDDINGS_URL, model: e.TRAWL_EMBEDDINGS_MODEL ?? null }) : null,
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',

@@ -180,7 +180,8 @@ describe('POST /v1/context', () => {
       [4, false, 'empty_page'],
       [5, true, undefined],
     ])
-    expect(body.meta).toMatchObject({ credits_used: 4, engine: 'google', cached: false, pages_read: 3, truncated: false })
+    expect(body.meta).toMatchObject({ credits_used: 4, engine: 'google', cached: false, pages_read: 3, truncated: false, ranking: 'lexical', notes: [] })
+    expect(body.meta.tokens_relevant).toBe(body.meta.tokens_used)
     expect(res.headers.get('x-credits-used')).toBe('4') // 1 search + 3 pages
     expect(res.headers.get('x-cache')).toBe('MISS')
     expect(Number(res.headers.get('x-tokens-estimate'))).toBeGreaterThan(body.meta.tokens_used)
@@ -225,6 +226,39 @@ describe('POST /v1/context', () => {
     expect(body.meta.tokens_used).toBeLessThanOrEqual(500)
     expect(body.meta.truncated).toBe(true)
     expect(body.passages.length).toBeGreaterThan(0)
+  })
+
+  test('a question that shares no word with the pages read: their leads, in result order, and meta says why', async () => {
+    const before = await balance()
+    const res = await post('/v1/context', { q: 'zeppelin hangar', num: 3, max_age: 600 })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Body
+    expect(strict(ContextResponse).safeParse(body).error?.issues).toBeUndefined()
+    // Billed as any answer: the search (not cached yet) and three pages from the cache.
+    expect(body.meta).toMatchObject({ ranking: 'leads', pages_read: 3, credits_used: 2.5 })
+    expect(body.meta.notes).toEqual([expect.stringContaining('shares a word with q')])
+    // One passage a page read, in result order, each its page's first passage.
+    expect(body.passages.map((p) => p.position)).toEqual([1, 3, 5])
+    for (const p of body.passages) expect(p.score).toBe(0)
+    expect(body.passages[0]!.heading).toBe('Coffee')
+    expect(body.passages[0]!.text).toContain('earliest credible evidence')
+    expect(body.sources.filter((s) => s.read).map((s) => s.passages)).toEqual([1, 1, 1])
+    expect(await balance()).toBe(before - 2.5)
+  })
+
+  test('word forms and WordNet relations match: a stem ("steaming" → "steamed"), a synonym ("prohibited" → "ban")', async () => {
+    const steaming = (await (await post('/v1/context', { q: 'steaming', num: 3, max_age: 600 })).json()) as Body
+    expect(steaming.meta.ranking).toBe('lexical')
+    expect(steaming.passages[0]!.text).toContain('coffee with steamed milk')
+    const prohibited = (await (await post('/v1/context', { q: 'prohibited', num: 3, max_age: 600 })).json()) as Body
+    expect(prohibited.meta.ranking).toBe('lexical')
+    expect(prohibited.passages[0]!.text).toContain('tried to ban them')
+  })
+
+  test('one page does not take the whole budget while others have relevant passages', async () => {
+    const body = (await (await post('/v1/context', { q: 'coffee grind espresso brewing', num: 3, max_tokens: 600, max_age: 600 })).json()) as Body
+    expect(body.meta.tokens_used).toBeLessThanOrEqual(600)
+    expect(new Set(body.passages.map((p) => p.position)).size).toBeGreaterThan(1)
   })
 
   test('a search that finds nothing is free and answers no passages', async () => {
@@ -294,6 +328,117 @@ describe('POST /v1/context', () => {
     expect(Object.keys(props).sort()).toEqual(
       ['country', 'engine', 'exclude_domains', 'include_domains', 'language', 'max_age', 'max_tokens', 'num', 'q', 'time'].sort(),
     )
+  })
+})
+
+describe('the embeddings hybrid (TRAWL_EMBEDDINGS_URL)', () => {
+  let embedder: FakeUpstream
+  let hybrid: TrawlServer
+  let hybridKey: string
+  const asked: { model?: string; input: string[] }[] = []
+  /** A toy model: one dimension per topic a text names, so "sleepytime" is close to decaffeinated coffee. */
+  const TOPICS = [/decaf|sleep/i, /espresso|grind/i, /histor|istanbul|yemen/i, /milk|latte|cappuccino/i]
+  const vector = (text: string) => [...TOPICS.map((t) => (t.test(text) ? 1 : 0)), 0.01]
+  let mode: 'ok' | 'error' | 'garbage' = 'ok'
+
+  beforeAll(async () => {
+    embedder = await fakeUpstream((req, res) => {
+      let raw = ''
+      req.on('data', (d) => (raw += d))
+      req.on('end', () => {
+        if (req.method !== 'POST' || req.url !== '/v1/embeddings') return res.writeHead(404).end()
+        const body = JSON.parse(raw) as { model?: string; input: string[] }
+        asked.push(body)
+        if (mode === 'error') return res.writeHead(500, { 'content-type': 'text/plain' }).end('model not loaded')
+        if (mode === 'garbage') {
+          return res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ data: body.input.map((_, index) => ({ index, embedding: 'nope' })) }))
+        }
+        const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: vector(text) }))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }))
+      })
+    })
+    hybrid = await startTrawl({
+      TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`,
+      TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
+      TRAWL_UPSTREAM_TIMEOUT_MS: '3000',
+      TRAWL_BROWSER: 'off',
+      TRAWL_EMBEDDINGS_URL: embedder.url,
+      TRAWL_EMBEDDINGS_MODEL: 'toy-embed',
+    })
+    hybridKey = (await hybrid.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })).key
+  })
+  afterAll(async () => {
+    await hybrid?.close()
+    await embedder?.close()
+  })
+  const ask = (body: unknown) =>
+    fetch(`${hybrid.base}/v1/context`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hybridKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
+  test('passages ranked by words and by meaning, fused: a question no word of the pages matches finds its passage', async () => {
+    mode = 'ok'
+    const res = await ask({ q: 'sleepytime', num: 3 })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Body
+    expect(strict(ContextResponse).safeParse(body).error?.issues).toBeUndefined()
+    expect(body.meta).toMatchObject({ ranking: 'hybrid', notes: [], credits_used: 4, pages_read: 3 })
+    expect(body.passages[0]!.text).toContain('Decaffeinated coffee')
+    // One call: the question first, then the passages (each with its page's title).
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.model).toBe('toy-embed')
+    expect(asked[0]!.input[0]).toBe('sleepytime')
+    expect(asked[0]!.input.length).toBeGreaterThan(5)
+    // A question the words find as well: the lexical ranking still counts.
+    const espresso = (await (await ask({ q: 'espresso grind size', num: 3, max_age: 600 })).json()) as Body
+    expect(espresso.meta.ranking).toBe('hybrid')
+    expect(espresso.passages[0]!.text).toContain('Espresso needs a fine grind')
+  })
+
+  test('an endpoint that fails or answers garbage: ranked lexically, a note says so, billed as usual', async () => {
+    for (const [m, says] of [
+      ['error', 'answered HTTP 500'],
+      ['garbage', 'not a list of numbers'],
+    ] as const) {
+      mode = m
+      const res = await ask({ q: 'espresso grind size', num: 3, max_age: 600 })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as Body
+      expect(body.meta.ranking).toBe('lexical')
+      expect(res.headers.get('x-credits-used')).toBe(String(body.meta.credits_used))
+      expect(body.meta.credits_used).toBeGreaterThan(0)
+      expect(body.meta.notes).toEqual([expect.stringContaining(says)])
+      expect(body.meta.notes[0]).toContain('ranked lexically')
+      expect(body.passages[0]!.text).toContain('Espresso needs a fine grind')
+    }
+    mode = 'ok'
+  })
+
+  test('an endpoint that cannot be reached: ranked lexically with a note', async () => {
+    const closed = await startTrawl({
+      TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`,
+      TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
+      TRAWL_BROWSER: 'off',
+      TRAWL_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1/embeddings',
+    })
+    try {
+      const { key: k } = await closed.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 20 })
+      const res = await fetch(`${closed.base}/v1/context`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ q: 'espresso grind size', num: 3 }),
+      })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as Body
+      expect(body.meta).toMatchObject({ ranking: 'lexical', credits_used: 4 })
+      expect(body.meta.notes).toEqual([expect.stringContaining('could not be reached')])
+    } finally {
+      await closed.close()
+    }
   })
 })
 

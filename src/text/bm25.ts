@@ -1,6 +1,7 @@
 /**
  * BM25 (k1 1.2, b 0.75) over small in-memory collections: highlight passages, a site's URLs for
- * /v1/map `search`, link targets for best-first crawls. Hand-written because the collections are
+ * /v1/map `search`, link targets for best-first crawls; bm25Idf and bm25Tf are the same formula for
+ * the context ranking's weighted query terms (features/context/context.rank.ts). Hand-written because the collections are
  * built per request and a search library's index would cost more than the scoring itself.
  * Deterministic: scores are rounded to 4 decimals so ties break by position, not float noise.
  */
@@ -8,6 +9,12 @@ const K1 = 1.2
 const B = 0.75
 
 export const tokenize = (s: string): string[] => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+
+/** BM25's inverse document frequency of a term found in `df` of `n` documents. */
+export const bm25Idf = (n: number, df: number): number => Math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+/** BM25's saturated term frequency: `tf` occurrences in a document of `length` terms, `avg` on average. */
+export const bm25Tf = (tf: number, length: number, avg: number): number => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avg))
 
 /** One score per document (documents given as token lists) for the distinct terms of the query. */
 export function bm25Scores(docs: readonly string[][], query: string): number[] {

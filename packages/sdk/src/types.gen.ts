@@ -663,7 +663,7 @@ export interface components {
       title: string | null;
       /** @description rank of the search result the page was read for */
       position: number;
-      /** @description relevance to q (BM25 with headings and title boosted); comparable within one answer */
+      /** @description relevance to q, comparable within one answer: the lexical score (ranking lexical), the fused reciprocal-rank score (hybrid), or 0 (leads) */
       score: number;
       /** @description length in o200k tokens */
       tokens: number;
@@ -698,8 +698,17 @@ export interface components {
       latency_ms: number;
       /** @description the passages' tokens together; at most max_tokens */
       tokens_used: number;
-      /** @description passages relevant enough to give were left out because max_tokens was reached */
+      /** @description passages relevant enough to give were left out because max_tokens was reached: tokens_relevant says what budget would hold them */
       truncated: boolean;
+      /** @description tokens of every passage relevant enough to give (those given and those left out for the budget): a max_tokens that would hold them all */
+      tokens_relevant: number;
+      /**
+       * @description how passages were chosen: lexical (words, stems and WordNet relations of q), hybrid (lexical fused with the operator embeddings endpoint), or leads (nothing matched q: the first passage of each page read, in result order)
+       * @enum {string}
+       */
+      ranking: "lexical" | "hybrid" | "leads";
+      /** @description why the answer is as it is when that is not plain ranking: a fallback to leads, an embeddings endpoint that failed */
+      notes: string[];
       /** @description the provider(s) that answered the search */
       engine: string;
       /** @description the search itself was answered from the cache (max_age) */
@@ -1174,6 +1183,8 @@ export interface components {
           p50_ms: number | null;
           p95_ms: number | null;
           last_at: string | null;
+          /** @description why the latest failure in the window failed: a block's cause (CAPTCHA page, DuckDuckGo's 202, a gate's proof of work), a timeout, an error */
+          last_failure: string | null;
         })[];
       /** @description web search routes in the order they are tried inside one request; the first healthy one that takes the request answers */
       routes: ({
@@ -1203,6 +1214,8 @@ export interface components {
             p50_ms: number | null;
             p95_ms: number | null;
             last_at: string | null;
+            /** @description why the latest failure in the window failed: a block's cause (CAPTCHA page, DuckDuckGo's 202, a gate's proof of work), a timeout, an error */
+            last_failure: string | null;
           }) | null;
         })[];
     };

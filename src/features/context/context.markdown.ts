@@ -22,6 +22,8 @@ export function renderContextMarkdown(body: ContextLike): string {
   const read = body.sources.filter((s) => s.read).length
   const summary = `${body.passages.length} passage${body.passages.length === 1 ? '' : 's'}, ${body.meta?.tokens_used ?? 0} tokens, from ${read} page${read === 1 ? '' : 's'} read${body.meta?.truncated ? '; more matched than the budget holds (max_tokens)' : ''}.`
   out.push(summary)
+  // Notes are ours (a fallback to the pages' leads, an embeddings endpoint that failed); an older server sends none.
+  for (const note of Array.isArray(body.meta?.notes) ? body.meta.notes : []) out.push(`Note: ${inline(String(note))}.`)
   if (body.passages.length === 0) out.push(read > 0 ? 'No passage of the pages read matches the query.' : 'No page could be read for this query.')
   body.passages.forEach((p, i) => {
     const where = [`result ${p.position}`, p.heading ? `under “${inline(p.heading)}”` : '', `score ${p.score}`, `${p.tokens} tokens`]

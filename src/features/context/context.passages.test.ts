@@ -111,7 +111,8 @@ describe('selectPassages', () => {
       page(2, `# Two\n\n${shared}\n\n${paragraph('espresso crema', 4, 80)}`),
       page(3, `# Three\n\nAs reported elsewhere: ${shared}`),
     ]
-    const sel = selectPassages(syndicated, 'espresso crema pressure', 4000)
+    // "brewing" meets "brewed" through its stem.
+    const sel = selectPassages(syndicated, 'brewing pressure and crema', 4000)
     expect(sel.passages.filter((p) => p.text.includes('nine bars of pressure')).length).toBe(1)
     expect(sel.duplicates).toBeGreaterThan(0)
     expect(sel.passages.some((p) => p.text.includes('espresso crema'))).toBe(true)
@@ -123,9 +124,62 @@ describe('selectPassages', () => {
     expect(sel.passages[0]!.position).toBe(2)
   })
 
-  test('no page, no match, or only tiny fragments: no passage', () => {
+  test('no page: no passage; no match: the lead of each page, in result order', () => {
     expect(selectPassages([], 'x', 1000).passages).toEqual([])
-    expect(selectPassages(pages, 'zeppelin', 1000)).toMatchObject({ passages: [], tokensUsed: 0, truncated: false })
-    expect(selectPassages([page(1, 'Advertisement\n\nEspresso.')], 'espresso', 1000).passages).toEqual([])
+    const leads = selectPassages(pages, 'zeppelin', 1000)
+    expect(leads).toMatchObject({ ranking: 'leads', truncated: false })
+    expect(leads.passages.map((p) => [p.position, p.start, p.score])).toEqual([
+      [1, 0, 0],
+      [2, 0, 0],
+      [3, 0, 0],
+    ])
+    // Only tiny fragments: the page's first chunk all the same.
+    expect(selectPassages([page(1, 'Advertisement\n\nEspresso.')], 'espresso', 1000).passages.map((p) => p.text)).toEqual(['Advertisement\n\nEspresso.'])
+  })
+
+  test('word forms and WordNet: a stem, a derived form and a synonym match; stop words do not', () => {
+    const forms = [
+      page(1, `## Output\n\n${paragraph('the economic growth of China', 5)}`),
+      page(2, `## Staff\n\n${paragraph('how the vacancies were filled', 5)}`),
+      page(3, `## Sweat\n\n${paragraph('why athletes sweat so much', 5)}`),
+    ]
+    expect(selectPassages(forms, "How is China's economy growing?", 4000).passages[0]!.position).toBe(1)
+    expect(selectPassages(forms, 'vacant posts', 4000).passages[0]!.position).toBe(2)
+    expect(selectPassages(forms, 'do runners perspire', 4000).passages[0]!.position).toBe(3)
+    // Only stop words and a possessive's s in common: nothing matches, the leads are given.
+    expect(selectPassages(forms, "What's the", 4000).ranking).toBe('leads')
+  })
+
+  test('one page takes at most 60 % of the budget while another has relevant passages waiting; then what is left', () => {
+    const big = page(1, Array.from({ length: 8 }, (_, i) => `## Espresso part ${i}\n\n${paragraph(`espresso shot timing ${i}`, 9, i * 10)}`).join('\n\n'))
+    const other = page(2, `## Shots\n\n${paragraph('espresso shot timing', 3, 500)} ${paragraph('milk', 6, 600)}`)
+    const sel = selectPassages([big, other], 'espresso shot timing', 1000)
+    // Every chunk of the big page ranks above the other page's, which is given all the same.
+    expect(sel.passages.at(-1)!.position).toBe(2)
+    const fromBig = sel.passages.filter((p) => p.position === 1)
+    // Its passages past 600 tokens waited for the other page's, then filled what was left.
+    expect(fromBig.slice(0, -1).reduce((n, p) => n + p.tokens, 0)).toBeLessThanOrEqual(600)
+    // Best first all the same.
+    const scores = sel.passages.map((p) => p.score)
+    expect(scores).toEqual([...scores].sort((a, b) => b - a))
+    // Alone, the page fills the budget.
+    expect(selectPassages([big], 'espresso shot timing', 1000).tokensUsed).toBeGreaterThan(600)
+  })
+
+  test('clutter is demoted: a teaser list of links and credit lines ranks under prose with the same words', () => {
+    const teasers = Array.from({ length: 6 }, (_, i) => `- [Espresso grinder review number ${i}](https://example.com/r/${i})`).join('\n')
+    const md = `${paragraph('espresso grinders', 6)} The best espresso grinder review is this one.\n\n## Related\n\n${teasers}`
+    const sel = selectPassages([page(1, md)], 'espresso grinder review', 4000)
+    expect(sel.passages[0]!.text).toContain('Sentence 0')
+  })
+
+  test('truncated and tokens_relevant: what a larger budget would hold', () => {
+    const many = [page(1, Array.from({ length: 12 }, (_, i) => `## Espresso part ${i}\n\n${paragraph(`espresso shot ${i}`, 8, i * 10)}`).join('\n\n'))]
+    const all = selectPassages(many, 'espresso shot', 50_000)
+    const some = selectPassages(many, 'espresso shot', 500)
+    expect(some.truncated).toBe(true)
+    expect(some.tokensRelevant).toBeGreaterThan(500)
+    expect(selectPassages(many, 'espresso shot', some.tokensRelevant + 50).truncated).toBe(false)
+    expect(all.tokensRelevant).toBe(all.tokensUsed)
   })
 })

@@ -1,5 +1,6 @@
-import { bm25Scores, tokenize } from '../../text/bm25.ts'
+import { tokenize } from '../../text/bm25.ts'
 import { countTokens } from '../../text/tokens.ts'
+import { rankLexically } from './context.rank.ts'
 import type { ContextPassage } from './context.schema.ts'
 
 /**
@@ -20,14 +21,20 @@ export interface ContextPage {
   /** Rank of the search result the page was read for. */
   position: number
   markdown: string
+  /** The page's declared language (its lang attribute), if any: checked against its text before its words are stemmed. */
+  language?: string | null
 }
 
 export interface PassageSelection {
   passages: ContextPassage[]
   /** Sum of the passages' tokens: at most the budget. */
   tokensUsed: number
-  /** Passages that matched well enough were left out because the budget was full. */
+  /** Passages relevant enough to give (at the relative floor or above) were left out because the budget was full. */
   truncated: boolean
+  /** The tokens every relevant passage would take: the budget that would hold them all (left-out ones estimated when far past what was left). */
+  tokensRelevant: number
+  /** How the passages were chosen: lexical ranking, lexical fused with embeddings, or the pages' leads when nothing matched. */
+  ranking: Ranking
   /** Chunks the pages were cut into, and how many were dropped as near-duplicates of a chosen passage. */
   chunks: number
   duplicates: number
@@ -36,11 +43,12 @@ export interface PassageSelection {
 /** Chunk size in o200k tokens: a chunk is closed before it would pass MAX; one below MIN/2 runs on over a heading. */
 export const MIN_CHUNK_TOKENS = 100
 export const MAX_CHUNK_TOKENS = 300
-/** Field weights on top of the chunk text's own BM25: its headings, its page's title. */
-const HEADING_WEIGHT = 0.5
-const TITLE_WEIGHT = 0.3
 /** A chunk scoring under this share of the best chunk is not relevant enough to spend the budget on. */
 const RELATIVE_FLOOR = 0.2
+/** While another page has relevant passages waiting, one page takes at most this share of the budget. */
+const PAGE_SHARE = 0.6
+/** A lead is the first chunk of a page whose clutter factor is at least this (context.rank.ts). */
+const LEAD_CLUTTER = 0.6
 /** Chunks with fewer words than this (a lone "Advertisement", a caption) are never passages. */
 const MIN_WORDS = 5
 /** Near-duplicates: shingles of this many words (shingles() joins four); same text if Jaccard or containment reach these. */
@@ -66,6 +74,8 @@ export interface Chunk {
   estTokens: number
   /** The headings in force where the chunk starts (outermost first), and those inside it. */
   headings: string[]
+  /** Those in force where it starts only: the ones inside it are among its words. */
+  above: string[]
   /** The innermost of those at its start, or the first inside it when it starts with one. */
   heading: string | null
 }
@@ -82,6 +92,7 @@ interface OpenChunk {
 }
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/
+const HEADING_LINE = /^ {0,3}#{1,6}[ \t].*$/gm
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 
 /** Paragraph-level blocks: runs of non-blank lines (fenced code kept whole); a heading line is a block of its own. */
@@ -223,6 +234,7 @@ function chunkBlocks(md: string, blocks: readonly Block[], isolated: ReadonlySet
         end: cur.end,
         estTokens: est(cur.end - cur.start),
         headings: [...cur.headings, ...cur.inner],
+        above: cur.headings,
         heading: cur.heading,
       })
     }
@@ -309,9 +321,14 @@ function syndicatedBlocks(pages: readonly ContextPage[], blocks: readonly (reado
   return out
 }
 
-/** The words a chunk is ranked and compared by: link and image targets are not words of its text. */
+/** A chunk's text as read: link and image targets are not words of it. */
+function visibleText(text: string): string {
+  return text.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\]\([^)]*\)/g, ']')
+}
+
+/** The words a chunk is compared by for near-duplicates. */
 function visibleWords(text: string): string[] {
-  return tokenize(text.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\]\([^)]*\)/g, ']'))
+  return tokenize(visibleText(text))
 }
 
 function shingles(words: string[]): Set<string> {
@@ -338,92 +355,206 @@ function similar(sizeA: number, sizeB: number, shared: number): boolean {
   return shared / (sizeA + sizeB - shared) >= JACCARD_DUPLICATE || shared / small >= CONTAINMENT_DUPLICATE
 }
 
-const round4 = (n: number) => Math.round(n * 1e4) / 1e4
-
-interface Candidate {
+/** A chunk long enough to be a passage, with what ranking and filling need of it. */
+export interface Candidate {
   page: number
   chunk: Chunk
+  /** Its visible words (bm25 tokenize), heading lines left out: what it is ranked and compared by. */
   words: string[]
+  /** Its visible text (link and image targets dropped): what is ranked and embedded. */
+  visible: string
+}
+
+/** The pages cut into chunks and ranked lexically: what the budget is filled from (selectPassages, or the service with embeddings). */
+export interface Prepared {
+  pages: readonly ContextPage[]
+  /** Chunks of at least MIN_WORDS words, page by page in page order. */
+  candidates: Candidate[]
+  /** Every chunk of every page, for the leads when nothing matches. */
+  chunks: Chunk[][]
+  chunkCount: number
+  /** Per candidate: its lexical score (0: it matches no word of the question). */
+  lexical: number[]
+  clutter: number[]
+}
+
+/** One candidate in the order the budget is filled, with the score it is given under. */
+export interface Ranked {
+  candidate: number
   score: number
+}
+
+export type Ranking = 'lexical' | 'hybrid' | 'leads'
+
+/** Cuts the pages into chunks (syndicated paragraphs isolated) and ranks them against `query`. */
+export function preparePassages(pages: readonly ContextPage[], query: string, queryLanguage = 'en'): Prepared {
+  const candidates: Candidate[] = []
+  const blocks = pages.map((page) => scanBlocks(page.markdown))
+  const isolated = syndicatedBlocks(pages, blocks)
+  const chunks = pages.map((page, p) => chunkBlocks(page.markdown, blocks[p]!, isolated[p]!))
+  chunks.forEach((list, p) => {
+    const md = pages[p]!.markdown
+    const title = ` ${tokenize(pages[p]!.title ?? '').join(' ')} `
+    // A heading line that repeats the page's title is not a word of the chunk: the title is weighed once, for the whole page.
+    const notTitle = (line: string) => {
+      const words = ` ${tokenize(line).join(' ')} `
+      return title.trim() === '' || words.trim() === '' || !(title.includes(words) || words.includes(title))
+    }
+    for (const chunk of list) {
+      const visible = visibleText(md.slice(chunk.start, chunk.end))
+      const ws = tokenize(visible.replace(HEADING_LINE, (line) => (notTitle(line) ? line : ' ')))
+      if (ws.length >= MIN_WORDS) candidates.push({ page: p, chunk, words: ws, visible })
+    }
+  })
+  const { scores, clutter } = rankLexically(
+    pages.map((p) => ({ title: p.title, language: p.language })),
+    candidates.map((c) => ({ page: c.page, text: pages[c.page]!.markdown.slice(c.chunk.start, c.chunk.end), words: c.words, headings: c.chunk.above })),
+    query,
+    queryLanguage,
+  )
+  return { pages, candidates, chunks, chunkCount: chunks.reduce((n, l) => n + l.length, 0), lexical: scores, clutter }
+}
+
+/** Best first (ties: result position, then place on the page); only those at RELATIVE_FLOOR of the best or above. */
+export function lexicalOrder(prep: Prepared): Ranked[] {
+  const order = prep.candidates
+    .map((_, i) => ({ candidate: i, score: prep.lexical[i]! }))
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || compareCandidates(prep, a.candidate, b.candidate))
+  const floor = (order[0]?.score ?? 0) * RELATIVE_FLOOR
+  return order.filter((r) => r.score >= floor)
+}
+
+/** Result position, then page, then place on the page. */
+export function compareCandidates(prep: Prepared, a: number, b: number): number {
+  const ca = prep.candidates[a]!
+  const cb = prep.candidates[b]!
+  return prep.pages[ca.page]!.position - prep.pages[cb.page]!.position || ca.page - cb.page || ca.chunk.start - cb.chunk.start
 }
 
 /**
  * The passages of `pages` that best answer `query`, best first, together at most `maxTokens`
- * tokens. Ties are broken by result position, then by place on the page.
+ * tokens, ranked lexically; when no chunk matches a word of the question, the leads of the pages.
  */
-export function selectPassages(pages: readonly ContextPage[], query: string, maxTokens: number): PassageSelection {
-  const candidates: Candidate[] = []
-  let chunkCount = 0
-  const blocks = pages.map((page) => scanBlocks(page.markdown))
-  const isolated = syndicatedBlocks(pages, blocks)
-  pages.forEach((page, p) => {
-    for (const chunk of chunkBlocks(page.markdown, blocks[p]!, isolated[p]!)) {
-      chunkCount++
-      const words = visibleWords(page.markdown.slice(chunk.start, chunk.end))
-      if (words.length >= MIN_WORDS) candidates.push({ page: p, chunk, words, score: 0 })
-    }
-  })
-  const empty = { passages: [], tokensUsed: 0, truncated: false, chunks: chunkCount, duplicates: 0 }
-  if (candidates.length === 0) return empty
+export function selectPassages(pages: readonly ContextPage[], query: string, maxTokens: number, queryLanguage = 'en'): PassageSelection {
+  const prep = preparePassages(pages, query, queryLanguage)
+  const order = lexicalOrder(prep)
+  return order.length > 0 ? fillPassages(prep, order, maxTokens, 'lexical') : fillLeads(prep, maxTokens)
+}
 
-  const body = bm25Scores(
-    candidates.map((c) => c.words),
-    query,
-  )
-  const headings = bm25Scores(
-    candidates.map((c) => tokenize(c.chunk.headings.join(' '))),
-    query,
-  )
-  const titleWords = pages.map((page) => tokenize(page.title ?? ''))
-  const titles = bm25Scores(
-    candidates.map((c) => titleWords[c.page]!),
-    query,
-  )
-  candidates.forEach((c, i) => {
-    c.score = round4(body[i]! + HEADING_WEIGHT * headings[i]! + TITLE_WEIGHT * titles[i]!)
-  })
-  const ranked = candidates
-    .filter((c) => c.score > 0)
-    .sort((a, b) => b.score - a.score || pages[a.page]!.position - pages[b.page]!.position || a.page - b.page || a.chunk.start - b.chunk.start)
-  if (ranked.length === 0) return empty
-  const floor = ranked[0]!.score * RELATIVE_FLOOR
-
-  const chosen: { candidate: Candidate; shingles: Set<string>; tokens: number }[] = []
+/**
+ * Fills the budget from `order`, best first: a near-duplicate of a passage already given is
+ * dropped, a passage that does not fit is skipped for the next ones, and no page takes more than
+ * PAGE_SHARE of the budget while another page has relevant passages waiting (its next passages
+ * wait until those were tried, then fill what is left).
+ */
+export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens: number, ranking: Ranking): PassageSelection {
+  const { pages, candidates } = prep
+  const cap = Math.max(MAX_CHUNK_TOKENS, Math.floor(maxTokens * PAGE_SHARE))
+  const relevantPages = new Set(order.map((r) => candidates[r.candidate]!.page))
+  const chosen: { rank: number; r: Ranked; shingles: Set<string>; tokens: number }[] = []
+  const usedByPage = new Map<number, number>()
+  const deferred: number[] = []
   let left = maxTokens
-  let truncated = false
   let duplicates = 0
-  for (const c of ranked) {
-    if (c.score < floor) break
+  let leftOutTokens = 0
+  let leftOut = 0
+  const tokensOf = new Map<number, number>()
+  const exact = (i: number) => {
+    let n = tokensOf.get(i)
+    if (n === undefined) {
+      const c = candidates[i]!
+      n = countTokens(pages[c.page]!.markdown.slice(c.chunk.start, c.chunk.end))
+      tokensOf.set(i, n)
+    }
+    return n
+  }
+  const consider = (rank: number, capped: boolean): 'taken' | 'deferred' | 'skipped' => {
+    const r = order[rank]!
+    const c = candidates[r.candidate]!
     const own = shingles(c.words)
     if (chosen.some((k) => nearDuplicate(own, k.shingles))) {
       duplicates++
-      continue
+      return 'skipped'
     }
-    const page = pages[c.page]!
-    const tokens = countTokens(page.markdown.slice(c.chunk.start, c.chunk.end))
+    // An estimate well past what is left: no need to count it exactly.
+    const tokens = c.chunk.estTokens > left * 1.5 ? c.chunk.estTokens : exact(r.candidate)
+    const used = usedByPage.get(c.page) ?? 0
+    if (capped && relevantPages.size > 1 && used > 0 && used + tokens > cap) return 'deferred'
+    if (tokens > left) {
+      leftOut++
+      leftOutTokens += tokens
+      return 'skipped'
+    }
+    chosen.push({ rank, r, shingles: own, tokens })
+    usedByPage.set(c.page, used + tokens)
+    left -= tokens
+    return 'taken'
+  }
+  for (let rank = 0; rank < order.length; rank++) if (consider(rank, true) === 'deferred') deferred.push(rank)
+  for (const rank of deferred) consider(rank, false)
+  chosen.sort((a, b) => a.rank - b.rank)
+  const passages = chosen.map(({ r, tokens }) => toPassage(prep, r, tokens))
+  return {
+    passages,
+    tokensUsed: maxTokens - left,
+    truncated: leftOut > 0,
+    tokensRelevant: maxTokens - left + leftOutTokens,
+    ranking,
+    chunks: prep.chunkCount,
+    duplicates,
+  }
+}
+
+/**
+ * No chunk matches the question: the first passage of each page read (its first chunk that is not
+ * clutter), in result order, within the budget. Never empty while a page read has any text.
+ */
+export function fillLeads(prep: Prepared, maxTokens: number): PassageSelection {
+  const { pages } = prep
+  const passages: ContextPassage[] = []
+  let left = maxTokens
+  let truncated = false
+  let wanted = 0
+  pages.forEach((page, p) => {
+    const own = prep.candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.page === p)
+    const lead = own.find(({ i }) => prep.clutter[i]! >= LEAD_CLUTTER) ?? own[0]
+    const chunk = lead?.c.chunk ?? prep.chunks[p]?.[0]
+    if (!chunk) return
+    const tokens = countTokens(page.markdown.slice(chunk.start, chunk.end))
+    wanted += tokens
     if (tokens > left) {
       truncated = true
-      // Nothing of a useful size fits any more.
-      if (left < MIN_CHUNK_TOKENS / 4) break
-      continue
+      return
     }
-    chosen.push({ candidate: c, shingles: own, tokens })
     left -= tokens
-  }
-
-  const passages = chosen.map(({ candidate: c, tokens }) => {
-    const page = pages[c.page]!
-    return {
-      text: page.markdown.slice(c.chunk.start, c.chunk.end),
+    passages.push({
+      text: page.markdown.slice(chunk.start, chunk.end),
       url: page.url,
       title: page.title,
       position: page.position,
-      score: c.score,
+      score: 0,
       tokens,
-      start: c.chunk.start,
-      end: c.chunk.end,
-      heading: c.chunk.heading,
-    }
+      start: chunk.start,
+      end: chunk.end,
+      heading: chunk.heading,
+    })
   })
-  return { passages, tokensUsed: maxTokens - left, truncated, chunks: chunkCount, duplicates }
+  return { passages, tokensUsed: maxTokens - left, truncated, tokensRelevant: wanted, ranking: 'leads', chunks: prep.chunkCount, duplicates: 0 }
+}
+
+function toPassage(prep: Prepared, r: Ranked, tokens: number): ContextPassage {
+  const c = prep.candidates[r.candidate]!
+  const page = prep.pages[c.page]!
+  return {
+    text: page.markdown.slice(c.chunk.start, c.chunk.end),
+    url: page.url,
+    title: page.title,
+    position: page.position,
+    score: r.score,
+    tokens,
+    start: c.chunk.start,
+    end: c.chunk.end,
+    heading: c.chunk.heading,
+  }
 }

@@ -39,7 +39,9 @@ export const ContextPassage = z.object({
   url: z.string().describe('its page, after redirects (as /v1/webpage answers it)'),
   title: z.string().nullable().describe("its page's title"),
   position: z.number().int().describe('rank of the search result the page was read for'),
-  score: z.number().describe('relevance to q (BM25 with headings and title boosted); comparable within one answer'),
+  score: z
+    .number()
+    .describe('relevance to q, comparable within one answer: the lexical score (ranking lexical), the fused reciprocal-rank score (hybrid), or 0 (leads)'),
   tokens: z.number().int().describe('length in o200k tokens'),
   start: z.number().int().describe("offset of the first character in the page's Markdown (UTF-16 code units, as JavaScript strings count)"),
   end: z.number().int().describe('offset just past the last character'),
@@ -61,7 +63,19 @@ export const ContextMeta = z.object({
   credits_used: z.number(),
   latency_ms: z.number().int(),
   tokens_used: z.number().int().describe("the passages' tokens together; at most max_tokens"),
-  truncated: z.boolean().describe('passages relevant enough to give were left out because max_tokens was reached'),
+  truncated: z
+    .boolean()
+    .describe('passages relevant enough to give were left out because max_tokens was reached: tokens_relevant says what budget would hold them'),
+  tokens_relevant: z
+    .number()
+    .int()
+    .describe('tokens of every passage relevant enough to give (those given and those left out for the budget): a max_tokens that would hold them all'),
+  ranking: z
+    .enum(['lexical', 'hybrid', 'leads'])
+    .describe(
+      'how passages were chosen: lexical (words, stems and WordNet relations of q), hybrid (lexical fused with the operator embeddings endpoint), or leads (nothing matched q: the first passage of each page read, in result order)',
+    ),
+  notes: z.array(z.string()).describe('why the answer is as it is when that is not plain ranking: a fallback to leads, an embeddings endpoint that failed'),
   engine: z.string().describe('the provider(s) that answered the search'),
   cached: z.boolean().describe('the search itself was answered from the cache (max_age)'),
   pages_read: z.number().int(),

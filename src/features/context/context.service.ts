@@ -3,10 +3,12 @@ import { resolveEngineName } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../../reader/page-read.ts'
+import { baseLanguage } from '../../text/analyze.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
 import { runSearch, type SearchDeps, type SearchResponseBody } from '../search/search.service.ts'
-import { type ContextPage, selectPassages } from './context.passages.ts'
+import { type EmbeddingsConfig, hybridOrder } from './context.embeddings.ts'
+import { type ContextPage, fillLeads, fillPassages, lexicalOrder, type PassageSelection, preparePassages } from './context.passages.ts'
 import { type ContextParams, type ContextResponse, DEFAULT_CONTEXT_PAGES, DEFAULT_CONTEXT_TOKENS } from './context.schema.ts'
 
 /**
@@ -53,6 +55,8 @@ const PAGES_TIMEOUT_MS = 15_000
 /** The search asks for one page of results (1 credit): up to 10 candidates for `num` reads. */
 const SEARCH_DEPTH = 10
 
+const LEADS_NOTE = 'no passage of the pages read shares a word with q (stop words aside): each page read gives its first passage instead, in result order'
+
 /** Defaults filled in and aliases folded (`request` in the answer). */
 export function normaliseContext(p: ContextParams, auth: AuthContext): ContextRequest {
   const req: ContextRequest = {
@@ -96,7 +100,10 @@ interface Reading {
   allCached: boolean
 }
 
-export async function runContext(deps: SearchDeps, auth: AuthContext, req: ContextRequest, requestId: string): Promise<ContextOutcome> {
+/** The search's deps; the whole Config at run time, from which the embeddings endpoint is read when there is one. */
+export type ContextDeps = SearchDeps & { config: SearchDeps['config'] & { embeddings?: EmbeddingsConfig | null } }
+
+export async function runContext(deps: ContextDeps, auth: AuthContext, req: ContextRequest, requestId: string): Promise<ContextOutcome> {
   const started = performance.now()
   let reading: Reading | undefined
   const outcome = await runSearch(
@@ -117,7 +124,8 @@ export async function runContext(deps: SearchDeps, auth: AuthContext, req: Conte
     requestId,
   )
   const search = outcome.body as SearchResponseBody
-  const selection = reading ? selectPassages(reading.pages, req.q, req.max_tokens) : null
+  const notes: string[] = []
+  const selection = reading ? await choosePassages(deps, reading.pages, req, notes) : null
   const passages = selection?.passages ?? []
   const sources = (reading?.sources ?? []).map((s) => ({ ...s, passages: passages.filter((p) => p.position === s.position).length }))
   const body: ContextBody = {
@@ -130,12 +138,38 @@ export async function runContext(deps: SearchDeps, auth: AuthContext, req: Conte
       latency_ms: elapsed(started),
       tokens_used: selection?.tokensUsed ?? 0,
       truncated: selection?.truncated ?? false,
+      tokens_relevant: selection?.tokensRelevant ?? 0,
+      ranking: selection?.ranking ?? 'lexical',
+      notes,
       engine: String(search.meta.engine ?? req.engine),
       cached: outcome.cacheHit,
       pages_read: sources.filter((s) => s.read).length,
     },
   }
   return { body, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit && (reading?.allCached ?? true) }
+}
+
+/**
+ * Ranks and fills the budget: hybrid when an embeddings endpoint is configured and answers,
+ * lexical otherwise (a failed endpoint says so in `notes`), and the pages' leads when nothing
+ * matches the question at all. Runs after the pages were billed: nothing here fails the request.
+ */
+async function choosePassages(deps: ContextDeps, pages: ContextPage[], req: ContextRequest, notes: string[]): Promise<PassageSelection> {
+  const prep = preparePassages(pages, req.q, baseLanguage(req.language) ?? 'en')
+  const lexical = lexicalOrder(prep)
+  const embeddings = deps.config.embeddings
+  if (embeddings && prep.candidates.length > 0) {
+    try {
+      const order = await hybridOrder(embeddings, prep, req.q, lexical)
+      if (order.length > 0) return fillPassages(prep, order, req.max_tokens, 'hybrid')
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'context: embeddings endpoint failed; ranked lexically')
+      notes.push(`the embeddings endpoint ${(err as Error).message}: passages ranked lexically`)
+    }
+  }
+  if (lexical.length > 0) return fillPassages(prep, lexical, req.max_tokens, 'lexical')
+  notes.push(LEADS_NOTE)
+  return fillLeads(prep, req.max_tokens)
 }
 
 type Read = { source: ContextSource; page: ContextPage | null; mc: number }
@@ -188,7 +222,13 @@ async function readOne(deps: SearchDeps, result: OrganicResult, deadline: number
     if (page.empty) return { source: { ...source, error: { code: 'empty_page', message: EMPTY_PAGE_MESSAGE } }, page: null, mc: 0 }
     return {
       source: { ...source, read: true, cached: page.cached },
-      page: { url: page.result.url, title: page.result.title ?? result.title, position: result.position, markdown: page.result.markdown ?? '' },
+      page: {
+        url: page.result.url,
+        title: page.result.title ?? result.title,
+        position: result.position,
+        markdown: page.result.markdown ?? '',
+        language: page.result.metadata.language ?? null,
+      },
       mc: pagePriceMc(page.cached),
     }
   } catch (err) {
