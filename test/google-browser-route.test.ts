@@ -32,9 +32,14 @@ const SHELL =
 
 /** The searches whose results a browser drew (only a page running its script asks for them). */
 const browserVisits: string[] = []
+/** Requests that reached the mapped upstream without the engine's host (X-Forwarded-Host): none may. */
+const withoutHost: string[] = []
 function answer(req: IncomingMessage, res: ServerResponse) {
   const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
-  if (req.headers['x-forwarded-host'] !== 'www.google.com') return res.writeHead(404).end()
+  if (req.headers['x-forwarded-host'] !== 'www.google.com') {
+    withoutHost.push(req.url ?? '')
+    return res.writeHead(404).end()
+  }
   const url = new URL(req.url ?? '/', 'http://upstream.invalid')
   if (url.pathname === '/search' || url.pathname === '/wml/search') return html(SHELL)
   if (url.pathname === '/httpservice/retry/enablejs') return html(ENABLE_JS)
@@ -77,6 +82,8 @@ describe.skipIf(skipWithoutChromium)('the browser route', () => {
     expect(body.meta.route[0].reason).toMatch(/javascript/i)
     expect(browserVisits).toHaveLength(1)
     expect(browserVisits[0]).toMatch(/^\/search\?q=coffee&/)
+    // The browser's navigation and the page's own request carried the engine's host, as the HTTP routes do.
+    expect(withoutHost).toEqual([])
   })
 
   test('a request the browser route does not take (device=mobile) is not drawn; the 503 says why per route', async () => {
