@@ -117,6 +117,8 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     })
   /** One gate passed at a time per session: concurrent searches wait for the same pass. */
   const passing = new Map<string, Promise<void>>()
+  /** Passes earned per session: an answer to a request sent before the latest pass is asked again, not solved again. */
+  const passCount = new Map<string, number>()
 
   /** One request, no redirect followed: cookies from the session go out, and its Set-Cookie comes back into it. */
   async function sendOnce(
@@ -226,6 +228,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     proxyUrl: string | null,
     signal: AbortSignal,
     deadline: number,
+    passesBefore: number,
   ): Promise<RawPage> {
     const challenge = gate.detect({ status: page.status, url: page.url, headers: page.headers, body: page.body })
     if (challenge === null) return page
@@ -234,11 +237,15 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     // Registered before the first await, so concurrent searches on one session wait for ONE pass
     // (taken from the shared store when another process earned it, else solved) and share its fate.
     let pass = passing.get(session)
+    // Sent before a pass another search earned meanwhile: asked again with it, nothing solved.
+    if (!pass && (passCount.get(session) ?? 0) > passesBefore) pass = Promise.resolve()
     if (!pass) {
       const mine = (async () => {
-        if (await sessions.sync(session, true)) return
-        await gate.pass(challenge, gateHttp(req, proxyUrl, signal, deadline), (job, name) => solve(job, name))
-        await sessions.share(session)
+        if (!(await sessions.sync(session, true))) {
+          await gate.pass(challenge, gateHttp(req, proxyUrl, signal, deadline), (job, name) => solve(job, name))
+          await sessions.share(session)
+        }
+        passCount.set(session, (passCount.get(session) ?? 0) + 1)
       })()
       pass = mine
       passing.set(session, mine)
@@ -302,11 +309,12 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     try {
       // A pass another process earned goes out with the first request.
       if (req.gate) await sessions.sync(sessions.key(url, proxyUrl))
+      const passesBefore = passCount.get(sessions.key(url, proxyUrl)) ?? 0
       page = await fetchHops(proxyUrl, url, req, signal, budgetMs)
       // Brave answers a fresh client's first request 429 and sets what the next one needs: a
       // browser's next request carries it, so one more request is made with it, at once.
       if (page.status === 429 && page.setCookie && deadline > Date.now()) page = await fetchHops(proxyUrl, url, req, signal, deadline - Date.now())
-      if (req.gate) page = await throughGate(req.gate, page, req, url, proxyUrl, signal, deadline)
+      if (req.gate) page = await throughGate(req.gate, page, req, url, proxyUrl, signal, deadline, passesBefore)
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason // the caller gave up; not the route's fault
       if (err instanceof GateError) {
