@@ -1,3 +1,4 @@
+import zlib from 'node:zlib'
 import { ApiError } from '../errors.ts'
 
 export type ContentKind = 'html' | 'xhtml' | 'pdf' | 'text'
@@ -115,4 +116,108 @@ export function decodeText(body: Buffer, contentType: string | undefined, kind: 
     if (declared === 'utf-8') return { text: new TextDecoder('utf-8').decode(body), charset: 'utf-8' }
     return { text: decodeWith('windows-1252', body), charset: 'windows-1252' }
   }
+}
+
+/**
+ * Content codings a body may carry one over another. A browser undoes any number; two are all a
+ * real server sends (gzip over a pre-compressed file, say), and each coding is a full pass over a
+ * body that can grow with every one: a 71 KB page sent with gzip listed 2,000 times held the
+ * server 36 s when they were undone.
+ */
+export const MAX_CONTENT_CODINGS = 2
+
+/** The codings of a Content-Encoding header, in the order they were applied; `identity` dropped. */
+export function contentCodings(header: string | undefined): string[] {
+  return (header ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s && s !== 'identity')
+}
+
+/**
+ * Why a body with these codings is refused before anything is decoded, said of `what` (the page,
+ * a response): more codings than MAX_CONTENT_CODINGS. Undefined when there are not too many.
+ */
+export function tooManyCodings(codings: readonly string[], what: string): string | undefined {
+  if (codings.length <= MAX_CONTENT_CODINGS) return undefined
+  const named = codings.length > 4 ? `${codings.slice(0, 3).join(', ')}, …` : codings.join(', ')
+  return `${what} is sent with ${codings.length} content codings (${named}); at most ${MAX_CONTENT_CODINGS} are decoded`
+}
+
+/** The first of `codings` that decodeContent cannot undo (gzip, x-gzip, deflate and br it can). */
+export const unsupportedCoding = (codings: readonly string[]): string | undefined => codings.find((c) => !DECODERS.has(c))
+
+/** The decoded body passed the cap. */
+export class DecodedTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`decoded body over ${limit} bytes`)
+  }
+}
+
+const CHUNK = 64 * 1024
+type Decoder = zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate | zlib.InflateRaw
+const DECODERS = new Map<string, (first: number) => Decoder>([
+  // The flush modes accept truncated streams, which many servers send and browsers display anyway.
+  ['gzip', () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH, chunkSize: CHUNK })],
+  ['x-gzip', () => zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH, chunkSize: CHUNK })],
+  ['br', () => zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, chunkSize: CHUNK })],
+  // "deflate" is zlib-wrapped by the RFC, but some servers send raw deflate: the first byte tells.
+  [
+    'deflate',
+    (first) =>
+      (first & 0x0f) === 8
+        ? zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH, chunkSize: CHUNK })
+        : zlib.createInflateRaw({ finishFlush: zlib.constants.Z_SYNC_FLUSH, chunkSize: CHUNK }),
+  ],
+])
+
+/**
+ * Undoes `codings` (as contentCodings lists them; last applied, first undone) through node:zlib's
+ * streams: each piece is inflated on libuv's thread pool, never on the event loop, the output is
+ * refused (DecodedTooLargeError) the moment it passes `maxBytes`, and `signal` (the read's
+ * deadline) stops it. Callers check tooManyCodings and unsupportedCoding first; a corrupt stream rejects with zlib's error.
+ */
+export async function decodeContent(body: Buffer, codings: readonly string[], maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const refused = tooManyCodings(codings, 'body') ?? (unsupportedCoding(codings) && `unsupported content encoding ${unsupportedCoding(codings)}`)
+  if (refused) throw new Error(refused)
+  let out = body
+  for (let i = codings.length - 1; i >= 0; i--) {
+    if (out.length === 0) break // e.g. a 204 or an empty error page that still names gzip
+    const coding = codings[i]!
+    const input = out
+    out = await inflate(DECODERS.get(coding)!(input[0]!), input, maxBytes, signal).catch((err) => {
+      // A raw deflate stream can begin like a zlib header: it gets its own try.
+      if (coding !== 'deflate' || (input[0]! & 0x0f) !== 8 || err instanceof DecodedTooLargeError || signal?.aborted) throw err
+      return inflate(zlib.createInflateRaw({ finishFlush: zlib.constants.Z_SYNC_FLUSH, chunkSize: CHUNK }), input, maxBytes, signal)
+    })
+  }
+  return out
+}
+
+function inflate(stream: Decoder, input: Buffer, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const settle = (err: unknown, value?: Buffer) => {
+      if (settled) return
+      settled = true
+      signal?.removeEventListener('abort', onAbort)
+      if (err === null) return resolve(value!)
+      stream.destroy()
+      reject(err)
+    }
+    const onAbort = () => settle(signal?.reason ?? new Error('aborted'))
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBytes) settle(new DecodedTooLargeError(maxBytes))
+      else chunks.push(chunk)
+    })
+    stream.on('end', () => settle(null, Buffer.concat(chunks, size)))
+    stream.on('error', (err) => settle(err))
+    stream.end(input)
+  })
 }

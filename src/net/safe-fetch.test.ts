@@ -258,6 +258,20 @@ describe('failures', () => {
     }
   })
 
+  test('more than two content codings are refused before the body is read; two are undone', async () => {
+    const page = Buffer.from('<p>stacked</p>')
+    let stacked = page
+    for (let i = 0; i < 3; i++) stacked = zlib.gzipSync(stacked)
+    routes['/three'] = html(stacked, 'text/html', { 'content-encoding': 'gzip, gzip, gzip' })
+    routes['/two'] = html(zlib.brotliCompressSync(zlib.gzipSync(page)), 'text/html', { 'content-encoding': 'gzip, br' })
+    routes['/zstd'] = html(page, 'text/html', { 'content-encoding': 'zstd' })
+    const e = await failure(safeFetch(`${main.base}/three`, open_))
+    expect([e.code, e.message]).toEqual(['upstream_error', 'page is sent with 3 content codings (gzip, gzip, gzip); at most 2 are decoded'])
+    expect(isTransportFailure(e)).toBe(false)
+    expect((await safeFetch(`${main.base}/two`, open_)).text).toBe('<p>stacked</p>')
+    expect((await failure(safeFetch(`${main.base}/zstd`, open_))).message).toBe('unsupported content encoding zstd')
+  })
+
   test('unsupported types are upstream_error naming the type', async () => {
     routes['/img'] = html(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0]), 'image/png')
     const e = await failure(safeFetch(`${main.base}/img`, open_))

@@ -1,10 +1,18 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { isIP } from 'node:net'
-import zlib from 'node:zlib'
 import type { Agent, buildConnector, Dispatcher } from 'undici'
 import { ApiError } from '../errors.ts'
 import { type AddressPolicy, allowAll, BlockedAddressError, PRIVATE_ADDRESS_MESSAGE, publicOnly, stripBrackets } from './address-policy.ts'
-import { type ContentKind, decodeText, sniffContentKind } from './body-decode.ts'
+import {
+  type ContentKind,
+  contentCodings,
+  DecodedTooLargeError,
+  decodeContent,
+  decodeText,
+  sniffContentKind,
+  tooManyCodings,
+  unsupportedCoding,
+} from './body-decode.ts'
 import { undici } from './undici.ts'
 
 export interface SafeFetchOptions {
@@ -218,38 +226,17 @@ function discard(body: Dispatcher.ResponseData['body']) {
 const tooLarge = (maxBytes: number) => new ApiError('upstream_error', `page is larger than ${Math.round(maxBytes / 1048576)} MB`)
 
 /**
- * Undoes Content-Encoding in reverse order of application. Sync zlib with `maxOutputLength`
- * stops a decompression bomb at the cap; the flush mode accepts truncated streams, which many
- * servers send and browsers display anyway.
+ * Undoes Content-Encoding (body-decode.ts: at most two codings, streamed through node:zlib off the
+ * event loop, the output capped, stopped by the read's deadline).
  */
-function decompress(body: Buffer, encoding: string | undefined, maxBytes: number): Buffer {
-  const codings = (encoding ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s && s !== 'identity')
-  let out = body
+async function decompress(body: Buffer, encoding: string | undefined, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
   try {
-    for (const coding of codings.reverse()) {
-      if (out.length === 0) break
-      if (coding === 'gzip' || coding === 'x-gzip') {
-        out = zlib.gunzipSync(out, { maxOutputLength: maxBytes, finishFlush: zlib.constants.Z_SYNC_FLUSH })
-      } else if (coding === 'br') {
-        out = zlib.brotliDecompressSync(out, { maxOutputLength: maxBytes, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
-      } else if (coding === 'deflate') {
-        // "deflate" is zlib-wrapped by the RFC, but some servers send raw deflate: the first byte tells.
-        const inflate = (out[0]! & 0x0f) === 8 ? zlib.inflateSync : zlib.inflateRawSync
-        out = inflate(out, { maxOutputLength: maxBytes, finishFlush: zlib.constants.Z_SYNC_FLUSH })
-      } else {
-        throw new ApiError('upstream_error', `unsupported content encoding ${coding}`)
-      }
-    }
+    return await decodeContent(body, contentCodings(encoding), maxBytes, signal)
   } catch (e) {
-    if (e instanceof ApiError) throw e
-    if (e instanceof RangeError || (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes)
+    if (signal.aborted) throw e // the deadline: reported as upstream_timeout by toApiError
+    if (e instanceof DecodedTooLargeError) throw tooLarge(maxBytes)
     throw new ApiError('upstream_error', `page body could not be decompressed (${encoding})`, { cause: e })
   }
-  return out
 }
 
 export function findBlocked(e: unknown): BlockedAddressError | undefined {
@@ -299,8 +286,16 @@ export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise
         discard(res.body)
         throw tooLarge(maxBytes)
       }
+      // Refused before a byte of the body is read: more codings than a server sends, or one we lack.
+      const codings = contentCodings(headers['content-encoding'])
+      const tooMany = tooManyCodings(codings, 'page')
+      const unsupported = unsupportedCoding(codings)
+      if (tooMany || unsupported) {
+        discard(res.body)
+        throw new ApiError('upstream_error', tooMany ?? `unsupported content encoding ${unsupported}`)
+      }
       const raw = await readCapped(res.body, maxBytes)
-      const body = decompress(raw, headers['content-encoding'], maxBytes)
+      const body = await decompress(raw, headers['content-encoding'], maxBytes, signal)
       const contentType = opts.anyContentType ? 'text' : sniffContentKind(body, headers['content-type'])
       const result: SafeFetchResult = { url: url.href, status: res.statusCode, headers, contentType, body }
       if (contentType !== 'pdf') {

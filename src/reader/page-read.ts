@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts'
 import type { Renderer } from '../net/browser/renderer.ts'
 import { parseHttpUrl, type SafeFetchOptions, type SafeFetchResult, safeFetch } from '../net/safe-fetch.ts'
 import type { PageLink } from '../site/page-links.ts'
-import { countTokens, trimToTokens } from '../text/tokens.ts'
+import { countTokens, trimToTokensAsync } from '../text/tokens.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { metaRefreshTarget } from './meta-refresh.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
@@ -202,7 +202,7 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
       deps.log.warn({ err }, 'page cache read failed; reading live')
       return null
     })
-    if (hit && Date.now() - hit.storedAt <= maxAge * 1000) return shapePage(hit.value, opts, hit.storedAt)
+    if (hit && Date.now() - hit.storedAt <= maxAge * 1000) return await shapePage(hit.value, opts, hit.storedAt)
   }
 
   if (opts.timeoutMs <= 0) throw new ApiError('upstream_timeout', 'page was not fetched before the timeout ran out', { retryAfterSeconds: 5 })
@@ -250,27 +250,32 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
     if (opts.keepRaw) stored.raw = { text: fetched.contentType === 'pdf' ? '' : (fetched.text ?? ''), contentType: fetched.headers['content-type'] }
     // The page as fetched is content in its own right when it was asked for.
     const empty = nothingRead && !stored.raw?.text
-    if (empty || errorPage) return shapePage(stored, opts, null, empty)
+    if (empty || errorPage) return await shapePage(stored, opts, null, empty)
   } catch (err) {
     throw pageError(err, deps.log)
   }
   // The read is answered without waiting for its cache write (a millisecond or two, 10+ ms for a
   // process's first): a crawl's start page holds up every other fetch until its links are known.
   void deps.cache.set(key, stored, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'page cache write failed'))
-  return shapePage(stored, opts, null)
+  return await shapePage(stored, opts, null)
 }
 
-/** Applies the per-call options (highlights, max_tokens) to a stored read. */
-function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): PageRead {
+/**
+ * Applies the per-call options (highlights, max_tokens) to a stored read. max_tokens is applied a
+ * piece of text at a time with turns for the event loop between them (a page can be megabytes, and
+ * text built to be slow to tokenize costs microseconds a character).
+ */
+async function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): Promise<PageRead> {
   const { content: full, highlight_source, links, images, page_links, more, raw, ...facts } = page
   const result: PageResult = { ...facts, cached: cachedAt != null, rendered: page.rendered ?? false }
   if (cachedAt != null) result.cached_at = new Date(cachedAt).toISOString()
   let content = full
   let trimmed = false
-  if (opts.maxTokens !== undefined) ({ text: content, trimmed } = trimToTokens(full, opts.maxTokens))
+  let tokens: number | undefined
+  if (opts.maxTokens !== undefined) ({ text: content, trimmed, tokens } = await trimToTokensAsync(full, opts.maxTokens))
   result[opts.format] = content
   for (const [format, text] of Object.entries(more ?? {}) as [ReadFormat, string][]) {
-    result[format] = opts.maxTokens === undefined ? text : trimToTokens(text, opts.maxTokens).text
+    result[format] = opts.maxTokens === undefined ? text : (await trimToTokensAsync(text, opts.maxTokens)).text
   }
   if (opts.includeLinks) result.links = links ?? []
   if (opts.includeImages) result.images = images ?? []
@@ -278,12 +283,12 @@ function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | n
   if (opts.query && opts.highlights && opts.highlights > 0) {
     result.highlights = empty ? [] : rankHighlights(highlight_source ?? full, opts.query, Math.min(opts.highlights, 10))
   }
-  let tokens: number | undefined
   const read: PageRead = {
     result,
     cached: cachedAt != null,
     cachedAt: result.cached_at,
-    // Counted when asked for (X-Tokens-Estimate): crawls never ask, and o200k costs about 0.5 ms a page.
+    // Counted when asked for (X-Tokens-Estimate): crawls never ask, and o200k costs about 0.5 ms a
+    // page; a count holds the thread 40 ms at most (text/tokens.ts), then the rest is estimated.
     get tokens() {
       tokens ??= countTokens(content)
       return tokens

@@ -15,8 +15,9 @@ export async function readDocument(input: ReadInput, opts: ReadOptions): Promise
   const read = await readContent(input, rest)
   let content = read[opts.format] ?? ''
   let trimmed = false
-  if (maxTokens !== undefined) ({ text: content, trimmed } = trimToTokens(content, maxTokens))
-  const result: ReadResult = { ...read, tokens: countTokens(content), trimmed, empty: isEmpty(content, opts.format) }
+  let tokens: number | undefined
+  if (maxTokens !== undefined) ({ text: content, trimmed, tokens } = trimToTokens(content, maxTokens))
+  const result: ReadResult = { ...read, tokens: tokens ?? countTokens(content), trimmed, empty: isEmpty(content, opts.format) }
   result[opts.format] = content
   return result
 }

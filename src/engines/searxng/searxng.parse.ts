@@ -13,12 +13,60 @@ import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/tex
 /** Raw control characters (some engines leave them in snippets; JSON.parse refuses them) as spaces. */
 function withoutControls(s: string): string {
   let out = ''
-  for (const ch of s) {
-    const c = ch.charCodeAt(0)
-    out += c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d ? ' ' : ch
+  let from = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) {
+      out += `${s.slice(from, i)} `
+      from = i + 1
+    }
   }
-  return out
+  return from === 0 ? s : out + s.slice(from)
 }
+
+/**
+ * Bounds on what is read of an answer, applied to each field before anything else touches it (the
+ * markup stripping, the URL parser, token counts, the cache): whatever answers at the instance's
+ * address can put megabytes into one field (a 7.5 MB title held a core for over an hour). Far above
+ * what a real instance sends: titles run to about 100 characters, snippets to a few hundred.
+ */
+export const SEARXNG_LIMITS = {
+  /** A result's or infobox's title (characters, markup included). */
+  title: 512,
+  /** A snippet, an answer, an infobox's description. */
+  text: 4096,
+  /** Names, dates, labels, suggestions, a resolution, an engine's failure reason. */
+  short: 256,
+  /** A URL longer than this is not read: cut, it would lead somewhere else. */
+  url: 4096,
+  /** Items read from each list (results of a page, answers, suggestions, infobox links and attributes). */
+  items: 100,
+} as const
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff
+
+/** A string field cut to `max` characters (never inside a surrogate pair), with … where it was cut. */
+function clip(v: unknown, max: number): string | undefined {
+  const s = str(v)
+  if (s === undefined || s.length <= max) return s
+  const end = isHighSurrogate(s.charCodeAt(max - 1)) ? max - 1 : max
+  return `${s.slice(0, end)}…`
+}
+
+/** The plain text of a field, cut first. */
+const text = (v: unknown, max: number): string => plain(clip(v, max))
+const title = (v: unknown) => text(v, SEARXNG_LIMITS.title)
+const snippet = (v: unknown) => text(v, SEARXNG_LIMITS.text)
+const short = (v: unknown) => text(v, SEARXNG_LIMITS.short)
+
+/** An http(s) URL field, or undefined (also when it is longer than any real link). */
+function link(v: unknown): string | undefined {
+  const s = str(v)
+  return s && s.length <= SEARXNG_LIMITS.url ? httpUrl(s) : undefined
+}
+
+/** The first items of a list field. */
+const list = (v: unknown): unknown[] => arr(v).slice(0, SEARXNG_LIMITS.items)
 
 /** The answer as JSON, or undefined when it is not SearXNG's JSON (an HTML page, a proxy's error). */
 export function readSearxngJson(body: string): Json | undefined {
@@ -41,9 +89,9 @@ export function readSearxngJson(body: string): Json | undefined {
 /** The engines that failed, as SearXNG lists them: [engine, reason]. */
 export function unresponsiveEngines(json: Json): [string, string][] {
   const out: [string, string][] = []
-  for (const pair of arr(json.unresponsive_engines)) {
+  for (const pair of list(json.unresponsive_engines)) {
     const [engine, reason] = arr(pair)
-    if (typeof engine === 'string') out.push([engine, typeof reason === 'string' ? reason : 'failed'])
+    if (typeof engine === 'string') out.push([clip(engine, SEARXNG_LIMITS.short)!, clip(reason, SEARXNG_LIMITS.short) ?? 'failed'])
   }
   return out
 }
@@ -55,21 +103,21 @@ function qualityOf(read: number, present: number): ParseQuality {
 
 /** `results[]` read with `read`, numbered from 1 in SearXNG's order (its score). */
 function readResults<T>(json: Json, read: (item: Json, position: number) => T | undefined): { results: T[]; quality: ParseQuality } {
-  const { results, present } = readItems(arr(json.results), read)
+  const { results, present } = readItems(list(json.results), read)
   return { results, quality: qualityOf(results.length, present) }
 }
 
 /** A result's page and title; a result without a title is named by its site rather than dropped. */
 function linked(item: Json): { title: string; link: string; domain: string } | undefined {
-  const link = httpUrl(str(item.url))
-  if (!link) return undefined
-  const domain = domainOf(link)
-  return { title: plain(item.title) || domain, link, domain }
+  const url = link(item.url)
+  if (!url) return undefined
+  const domain = domainOf(url)
+  return { title: title(item.title) || domain, link: url, domain }
 }
 
 /** `publishedDate` (ISO 8601 from SearXNG's encoder), kept when it is a date. */
 function dateOf(item: Json): string | undefined {
-  const date = str(item.publishedDate) ?? str(item.pubdate)
+  const date = clip(item.publishedDate, SEARXNG_LIMITS.short) ?? clip(item.pubdate, SEARXNG_LIMITS.short)
   return date && !Number.isNaN(Date.parse(date)) ? date : undefined
 }
 
@@ -78,8 +126,8 @@ export function parseSearxngWeb(json: Json): ParsedSearchPage {
     const base = linked(item)
     if (!base) return undefined
     const r: OrganicResult = { position, ...base }
-    const snippet = plain(item.content)
-    if (snippet) r.snippet = snippet
+    const summary = snippet(item.content)
+    if (summary) r.snippet = summary
     const date = dateOf(item)
     if (date) r.date = date
     return r
@@ -87,8 +135,8 @@ export function parseSearxngWeb(json: Json): ParsedSearchPage {
   const page: ParsedSearchPage = { results, parse_quality: quality }
   const total = json.number_of_results
   if (typeof total === 'number' && Number.isFinite(total) && total > 0) page.total_results = Math.round(total)
-  const related = arr(json.suggestions)
-    .map((s) => plain(s))
+  const related = list(json.suggestions)
+    .map((s) => short(s))
     .filter(Boolean)
   if (related.length) page.related_searches = [...new Set(related)].map((query) => ({ query }))
   const answer = answerOf(json)
@@ -100,14 +148,14 @@ export function parseSearxngWeb(json: Json): ParsedSearchPage {
 
 /** The first answer: a string (SearXNG before 2025) or `{answer, url}`. */
 function answerOf(json: Json): AnswerBox | undefined {
-  for (const a of arr(json.answers)) {
-    const text = typeof a === 'string' ? plain(a) : plain(obj(a)?.answer)
-    if (!text) continue
-    const box: AnswerBox = { type: 'answer', answer: text }
-    const link = httpUrl(str(obj(a)?.url))
-    if (link) {
-      box.link = link
-      box.domain = domainOf(link)
+  for (const a of list(json.answers)) {
+    const answer = typeof a === 'string' ? snippet(a) : snippet(obj(a)?.answer)
+    if (!answer) continue
+    const box: AnswerBox = { type: 'answer', answer }
+    const url = link(obj(a)?.url)
+    if (url) {
+      box.link = url
+      box.domain = domainOf(url)
     }
     return box
   }
@@ -119,25 +167,25 @@ const WEBSITE = /official|website|homepage/i
 /** The first infobox (Wikipedia, Wikidata…) as the knowledge graph. */
 function knowledgeGraphOf(json: Json): KnowledgeGraph | undefined {
   const box = obj(arr(json.infoboxes)[0])
-  const title = box ? plain(box.infobox) : ''
-  if (!box || !title) return undefined
-  const kg: KnowledgeGraph = { title }
-  const description = plain(box.content)
+  const name = box ? title(box.infobox) : ''
+  if (!box || !name) return undefined
+  const kg: KnowledgeGraph = { title: name }
+  const description = snippet(box.content)
   if (description) kg.description = description
-  const image = httpUrl(str(box.img_src))
+  const image = link(box.img_src)
   if (image) kg.image_url = image
-  const urls = arr(box.urls)
+  const urls = list(box.urls)
     .map(obj)
     .filter((u): u is Json => !!u)
-  const website = urls.find((u) => WEBSITE.test(str(u.title) ?? '') && httpUrl(str(u.url)))
-  if (website) kg.website = httpUrl(str(website.url))
-  const sourceLink = httpUrl(str(box.id)) ?? httpUrl(str(urls[0]?.url))
-  const engine = plain(box.engine)
+  const website = urls.find((u) => WEBSITE.test(clip(u.title, SEARXNG_LIMITS.short) ?? '') && link(u.url))
+  if (website) kg.website = link(website.url)
+  const sourceLink = link(box.id) ?? link(urls[0]?.url)
+  const engine = short(box.engine)
   if (sourceLink) kg.source = { name: engine || domainOf(sourceLink), link: sourceLink }
   const attributes: Record<string, string> = {}
-  for (const a of arr(box.attributes)) {
-    const label = plain(obj(a)?.label)
-    const value = plain(obj(a)?.value)
+  for (const a of list(box.attributes)) {
+    const label = short(obj(a)?.label)
+    const value = snippet(obj(a)?.value)
     if (label && value) attributes[label] = value
   }
   if (Object.keys(attributes).length) kg.attributes = attributes
@@ -149,13 +197,13 @@ export function parseSearxngNews(json: Json): { results: NewsResult[]; parse_qua
     const base = linked(item)
     if (!base) return undefined
     const r: NewsResult = { position, ...base }
-    const snippet = plain(item.content)
-    if (snippet) r.snippet = snippet
+    const summary = snippet(item.content)
+    if (summary) r.snippet = summary
     const date = dateOf(item)
     if (date) r.date = date
-    const source = plain(item.source) || plain(item.author)
+    const source = short(item.source) || short(item.author)
     if (source) r.source = source
-    const image = httpUrl(str(item.thumbnail)) ?? httpUrl(str(item.img_src))
+    const image = link(item.thumbnail) ?? link(item.img_src)
     if (image) r.image_url = image
     return r
   })
@@ -164,18 +212,18 @@ export function parseSearxngNews(json: Json): { results: NewsResult[]; parse_qua
 
 export function parseSearxngImages(json: Json): { results: ImageResult[]; parse_quality: ParseQuality } {
   const { results, quality } = readResults<ImageResult>(json, (item, position) => {
-    const imageUrl = httpUrl(str(item.img_src))
+    const imageUrl = link(item.img_src)
     if (!imageUrl) return undefined
-    const page = httpUrl(str(item.url))
-    const r: ImageResult = { position, title: plain(item.title) || domainOf(page ?? imageUrl), image_url: imageUrl }
-    const size = /^\s*(\d+)\s*[x×]\s*(\d+)\s*$/i.exec(str(item.resolution) ?? '')
+    const page = link(item.url)
+    const r: ImageResult = { position, title: title(item.title) || domainOf(page ?? imageUrl), image_url: imageUrl }
+    const size = /^\s*(\d+)\s*[x×]\s*(\d+)\s*$/i.exec(clip(item.resolution, SEARXNG_LIMITS.short) ?? '')
     if (size) {
       r.image_width = Number(size[1])
       r.image_height = Number(size[2])
     }
-    const thumbnail = httpUrl(str(item.thumbnail_src)) ?? httpUrl(str(item.thumbnail))
+    const thumbnail = link(item.thumbnail_src) ?? link(item.thumbnail)
     if (thumbnail) r.thumbnail_url = thumbnail
-    const source = plain(item.source)
+    const source = short(item.source)
     if (source) r.source = source
     if (page) {
       r.link = page
@@ -191,15 +239,15 @@ export function parseSearxngVideos(json: Json): { results: VideoResult[]; parse_
     const base = linked(item)
     if (!base) return undefined
     const r: VideoResult = { position, ...base }
-    const snippet = plain(item.content)
-    if (snippet) r.snippet = snippet
-    const image = httpUrl(str(item.thumbnail)) ?? httpUrl(str(item.img_src))
+    const summary = snippet(item.content)
+    if (summary) r.snippet = summary
+    const image = link(item.thumbnail) ?? link(item.img_src)
     if (image) r.image_url = image
     const duration = durationOf(item.length)
     if (duration) r.duration = duration
-    const channel = plain(item.author)
+    const channel = short(item.author)
     if (channel) r.channel = channel
-    const source = plain(item.engine)
+    const source = short(item.engine)
     if (source) r.source = source
     const date = dateOf(item)
     if (date) r.date = date
@@ -210,7 +258,7 @@ export function parseSearxngVideos(json: Json): { results: VideoResult[]; parse_
 
 /** `length`: a text such as "12:34", or seconds (SearXNG encodes a timedelta as its total seconds). */
 export function durationOf(v: unknown): string | undefined {
-  if (typeof v === 'string') return plain(v) || undefined
+  if (typeof v === 'string') return short(v) || undefined
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined
   const total = Math.round(v)
   const h = Math.floor(total / 3600)

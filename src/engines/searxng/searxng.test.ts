@@ -6,7 +6,16 @@ import type { ParsedSearchPage } from '../engine.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSearxngBlock, explainSearxngFailure } from './searxng.block.ts'
 import { searxngAnswer } from './searxng.fixture.ts'
-import { durationOf, parseSearxngImages, parseSearxngNews, parseSearxngVideos, parseSearxngWeb, readSearxngJson } from './searxng.parse.ts'
+import {
+  durationOf,
+  parseSearxngImages,
+  parseSearxngNews,
+  parseSearxngVideos,
+  parseSearxngWeb,
+  readSearxngJson,
+  SEARXNG_LIMITS,
+  unresponsiveEngines,
+} from './searxng.parse.ts'
 import { searxngProvider } from './searxng.provider.ts'
 import { buildSearxngRequest, searxngInstance, searxngLanguage, verticalParams, webParams } from './searxng.request.ts'
 
@@ -195,6 +204,47 @@ describe('parsing SearXNG JSON', () => {
     expect(durationOf('3:05')).toBe('3:05')
     expect(durationOf(3725)).toBe('1:02:05')
     expect(durationOf(null)).toBeUndefined()
+  })
+})
+
+describe('bounds on what an answer may hold', () => {
+  const huge = 'word '.repeat(200_000)
+
+  it('cuts titles, snippets and short fields before reading them, never inside a surrogate pair', () => {
+    const title = `a${'😀'.repeat(300)}`
+    const page = parseSearxngWeb(
+      searxngAnswer({
+        results: [{ url: 'https://a.example/', title, content: huge, engine: 'bing' }],
+        answers: [{ answer: huge, url: 'https://a.example/' }],
+        suggestions: Array.from({ length: 1000 }, (_, i) => `${i} ${huge.slice(0, 1000)}`),
+        infoboxes: [{ infobox: huge, content: huge, attributes: Array.from({ length: 500 }, (_, i) => ({ label: `l${i}`, value: huge })) }],
+      }),
+    )
+    const [first] = page.results
+    // The 512th UTF-16 unit is the first half of an emoji: the cut moves before it.
+    expect(first?.title).toBe(`a${'😀'.repeat(255)}…`)
+    expect(first?.snippet?.length).toBeLessThanOrEqual(SEARXNG_LIMITS.text + 1)
+    expect(page.answer_box?.answer?.length).toBeLessThanOrEqual(SEARXNG_LIMITS.text + 1)
+    expect(page.related_searches).toHaveLength(SEARXNG_LIMITS.items)
+    for (const { query } of page.related_searches ?? []) expect(query.length).toBeLessThanOrEqual(SEARXNG_LIMITS.short + 1)
+    expect(page.knowledge_graph?.title.length).toBeLessThanOrEqual(SEARXNG_LIMITS.title + 1)
+    expect(Object.keys(page.knowledge_graph?.attributes ?? {})).toHaveLength(SEARXNG_LIMITS.items)
+  })
+
+  it('drops links longer than any real one instead of cutting them, and reads at most 100 results a page', () => {
+    const results = [
+      { url: `https://a.example/${'x'.repeat(SEARXNG_LIMITS.url)}`, title: 'too long', engine: 'bing' },
+      ...Array.from({ length: 500 }, (_, i) => ({ url: `https://a.example/${i}`, title: `r${i}`, engine: 'bing' })),
+    ]
+    const page = parseSearxngWeb(searxngAnswer({ results }))
+    expect(page.results).toHaveLength(SEARXNG_LIMITS.items - 1)
+    expect(page.results[0]?.link).toBe('https://a.example/0')
+  })
+
+  it('cuts the failure reasons an instance reports', () => {
+    const failed = unresponsiveEngines({ unresponsive_engines: Array.from({ length: 500 }, () => ['google', huge]) })
+    expect(failed).toHaveLength(SEARXNG_LIMITS.items)
+    expect(failed[0]?.[1].length).toBe(SEARXNG_LIMITS.short + 1)
   })
 })
 

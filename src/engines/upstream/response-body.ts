@@ -1,4 +1,4 @@
-import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib'
+import { contentCodings, DecodedTooLargeError, decodeContent, tooManyCodings, unsupportedCoding } from '../../net/body-decode.ts'
 
 /** Raised when a page is larger than the cap, before or after decompression. */
 export class BodyTooLargeError extends Error {
@@ -7,10 +7,8 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Raised for a Content-Encoding we did not ask for and cannot decode. */
+/** Raised for a Content-Encoding we did not ask for and cannot decode, or for more codings than we undo (body-decode.ts). */
 export class UnsupportedEncodingError extends Error {}
-
-type Inflate = (buf: Buffer, opts: ZlibOptions, cb: (err: Error | null, out: Buffer) => void) => void
 
 /** Only what we can decode: a server must not pick zstd for us. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br'
@@ -23,18 +21,35 @@ export async function readTextBody(
   body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
   headers: Record<string, string | string[] | undefined>,
   maxBytes: number,
+  signal?: AbortSignal,
 ): Promise<string> {
-  return decodeText(await readBody(body, headers, maxBytes), header(headers, 'content-type'))
+  return decodeText(await readBody(body, headers, maxBytes, signal), header(headers, 'content-type'))
 }
 
-/** readTextBody without the charset decoding: the decompressed bytes. */
+/**
+ * readTextBody without the charset decoding: the decompressed bytes. More than two codings, or one
+ * we cannot undo, is refused before the body is read; decoding streams through node:zlib off the
+ * event loop (body-decode.ts) and stops when `signal` (the request's deadline) does.
+ */
 export async function readBody(
   body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
   headers: Record<string, string | string[] | undefined>,
   maxBytes: number,
+  signal?: AbortSignal,
 ): Promise<Buffer> {
+  const codings = contentCodings(header(headers, 'content-encoding'))
+  const tooMany = tooManyCodings(codings, 'response')
+  const unsupported = unsupportedCoding(codings)
+  if (tooMany || unsupported) {
+    abandon(body)
+    throw new UnsupportedEncodingError(tooMany ?? `unsupported content-encoding ${unsupported}`)
+  }
   const raw = await readCapped(body, header(headers, 'content-length'), maxBytes, () => body.destroy())
-  return decompress(raw, header(headers, 'content-encoding'), maxBytes)
+  try {
+    return await decodeContent(raw, codings, maxBytes, signal)
+  } catch (err) {
+    throw err instanceof DecodedTooLargeError ? new BodyTooLargeError(maxBytes) : err
+  }
 }
 
 /**
@@ -65,38 +80,6 @@ export async function readCapped(
   return Buffer.concat(chunks)
 }
 
-async function decompress(raw: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
-  // Encodings are listed in the order applied, so they are undone last first.
-  const codings = (encoding ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s && s !== 'identity')
-    .reverse()
-  let out = raw
-  for (const coding of codings) {
-    if (out.length === 0) return out // e.g. a 204 or empty error page that still names gzip
-    if (coding === 'gzip' || coding === 'x-gzip') out = await run(gunzip, out, maxBytes)
-    else if (coding === 'br') out = await run(brotliDecompress, out, maxBytes)
-    else if (coding === 'deflate') {
-      // "deflate" should be zlib-wrapped, but some servers send raw deflate streams.
-      out = await run(inflate, out, maxBytes).catch((e) => {
-        if (e instanceof BodyTooLargeError) throw e
-        return run(inflateRaw, out, maxBytes)
-      })
-    } else throw new UnsupportedEncodingError(`unsupported content-encoding ${coding}`)
-  }
-  return out
-}
-
-function run(fn: Inflate, input: Buffer, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    fn(input, { maxOutputLength: maxBytes }, (err, out) => {
-      if (!err) return resolve(out)
-      reject((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? new BodyTooLargeError(maxBytes) : err)
-    })
-  })
-}
-
 /** Charset from Content-Type, else from an HTML <meta> near the top, else UTF-8. */
 export function decodeText(bytes: Buffer, contentType: string | undefined): string {
   const label = charsetOf(contentType) ?? sniffMetaCharset(bytes) ?? 'utf-8'
@@ -116,6 +99,12 @@ function sniffMetaCharset(bytes: Buffer): string | undefined {
   const head = bytes.subarray(0, 2048).toString('latin1')
   const m = head.match(/<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i)
   return m?.[1]
+}
+
+/** Drops a body not read: a stream reports the abort as an error event nobody needs. */
+function abandon(body: { destroy(err?: Error): unknown }) {
+  ;(body as { on?: (event: string, listener: () => void) => unknown }).on?.('error', () => {})
+  body.destroy()
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

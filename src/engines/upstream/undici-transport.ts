@@ -47,7 +47,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Ups
       return {
         status: res.statusCode,
         headers: res.headers,
-        bytes: (maxBytes) => readBody(res.body, res.headers, maxBytes),
+        bytes: (maxBytes) => readBody(res.body, res.headers, maxBytes, req.signal),
         discard: () => res.body.dump(),
       }
     },

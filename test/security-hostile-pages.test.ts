@@ -1,0 +1,277 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
+import { SEARXNG_LIMITS } from '../src/engines/searxng/searxng.parse.ts'
+import { errorOf, expectBooksBalanced } from './support/books.ts'
+import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import { startTrawl, type Trawl } from './support/start-trawl.ts'
+
+/**
+ * Pages and engine answers built to stall the server, through the HTTP API (docs/operations.md,
+ * "Hostile pages and engine answers"). Each read is made while /livez is asked again and again; the
+ * server must answer every one of those, and the read must end.
+ *
+ * 1. Token counting: a page of one 1,000,000-letter word, 120,000 Chinese characters without a
+ *    break, a SearXNG answer whose title is 112,000 characters long. Before the fix the first two
+ *    held the server for minutes (these tests ran out of time) and the title came back whole.
+ * 2. Stacked Content-Encoding: gzip listed 2,000 times, read alone and as /v1/context's results.
+ */
+
+/** Deterministic letters (the same page every run), hard for o200k: no run repeats. */
+function randomText(length: number, alphabet: string[]): string {
+  let seed = 41
+  const out: string[] = []
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    out.push(alphabet[seed % alphabet.length]!)
+  }
+  return out.join('')
+}
+const LETTERS = [...'abcdefghijklmnopqrstuvwxyz']
+const HAN = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + i))
+
+const WORD = randomText(1_000_000, LETTERS)
+const HAN_RUN = randomText(120_000, HAN)
+const article = (title: string, body: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1><p>${body}</p></article></body></html>`
+
+/** An ordinary article, long enough to be read as one. */
+const PROSE = article('Stacked', 'A paragraph of an ordinary article, long enough to be read as its content. '.repeat(40))
+
+/** `body` gzipped `times` times over, with the header that says so. */
+function stackedGzip(body: string, times: number): { bytes: Buffer; encoding: string } {
+  let bytes = Buffer.from(body)
+  for (let i = 0; i < times; i++) bytes = gzipSync(bytes, { level: 1 })
+  return { bytes, encoding: Array.from({ length: times }, () => 'gzip').join(', ') }
+}
+const STACKED = stackedGzip(PROSE, 2000)
+const TWO = { bytes: brotliCompressSync(gzipSync(Buffer.from(PROSE))), encoding: 'gzip, br' }
+const BOMB = gzipSync(Buffer.alloc(11 * 1024 * 1024, 'a'))
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+const html =
+  (page: string): Handler =>
+  (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+const encoded =
+  (bytes: Buffer, encoding: string): Handler =>
+  (_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': encoding }).end(bytes)
+
+const routes: Record<string, Handler> = {
+  '/long-word': html(article('One long word', WORD)),
+  '/han-run': html(article('一段没有标点的文字', HAN_RUN)),
+  '/special-tokens': html(article('Special tokens', `A page that quotes a model's markers <|endoftext|> and <|im_start|> as text. `.repeat(10))),
+  '/stacked': encoded(STACKED.bytes, STACKED.encoding),
+  '/two-codings': encoded(TWO.bytes, TWO.encoding),
+  '/bomb': encoded(BOMB, 'gzip'),
+}
+
+const SEARX_HOST = 'searx.test:8888'
+const LONG_TITLE = 'A title that goes on and on '.repeat(4000) // 112,000 characters of words
+const LONG_SNIPPET = randomText(50_000, LETTERS) // one word of 50,000 letters
+
+let site: Server
+let base = ''
+let engine: FakeUpstream
+let trawl: Trawl
+
+function searx(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://x')
+  const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  const q = url.searchParams.get('q') ?? ''
+  if (q === 'stacked pages') {
+    // Three results, each the page sent with gzip 2,000 times over.
+    const results = [1, 2, 3].map((n) => ({ url: `${base}/stacked?n=${n}`, title: `Stacked ${n}`, content: 'A page.', engine: 'bing' }))
+    return json(searxngAnswer({ results, answers: [], infoboxes: [], suggestions: [] }))
+  }
+  return json(
+    searxngAnswer({
+      results: [
+        { url: 'https://long.example/title', title: LONG_TITLE, content: LONG_SNIPPET, engine: 'bing' },
+        { url: `https://long.example/${'x'.repeat(10_000)}`, title: 'A link no browser would send', content: 'dropped', engine: 'bing' },
+        { url: 'https://short.example/', title: 'An ordinary result', content: 'An ordinary snippet.', engine: 'bing' },
+      ],
+      suggestions: Array.from({ length: 5000 }, (_, i) => `suggestion ${i}`),
+    }),
+  )
+}
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    const route = routes[(req.url ?? '/').split('?')[0]!]
+    if (route) route(req, res)
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  engine = await fakeUpstream(searx)
+  trawl = await startTrawl({
+    TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
+    TRAWL_SEARXNG_URL: `http://${SEARX_HOST}`,
+    TRAWL_UPSTREAM_HOSTS: `*=${engine.url}`,
+    TRAWL_UPSTREAM_TIMEOUT_MS: '5000',
+    TRAWL_BROWSER: 'off',
+  })
+})
+afterAll(async () => {
+  await trawl?.close()
+  await engine?.close()
+  await new Promise<void>((resolve) => {
+    site.closeAllConnections()
+    site.close(() => resolve())
+  })
+})
+
+const newAccount = () => trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })
+const post = (key: string, path: string, payload: unknown) =>
+  fetch(`${trawl.base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  })
+
+/**
+ * Runs `work` while asking /livez again and again, one request after the other. Returns what the
+ * work returned, the statuses /livez answered, and how many of them came back before the work
+ * was done: a server whose event loop the work held would have answered none in that time.
+ */
+async function whileLivez<T>(work: () => Promise<T>): Promise<{ value: T; statuses: number[]; during: number }> {
+  let done = false
+  const statuses: number[] = []
+  const poller = (async () => {
+    while (!done) {
+      const res = await fetch(`${trawl.base}/livez`)
+      await res.arrayBuffer()
+      statuses.push(res.status)
+    }
+  })()
+  try {
+    const value = await work()
+    const during = statuses.length
+    return { value, statuses, during }
+  } finally {
+    done = true
+    await poller
+  }
+}
+
+const expectLive = (statuses: number[], during: number) => {
+  expect(during).toBeGreaterThan(0)
+  expect(statuses.every((s) => s === 200)).toBe(true)
+}
+
+describe('1. token counting on text built to be slow', () => {
+  test('a page of one 1,000,000-letter word: read, then cut to max_tokens from the cache, /livez answering meanwhile', async () => {
+    const { id, key } = await newAccount()
+    const whole = await whileLivez(async () => {
+      const res = await post(key, '/v1/webpage', { url: `${base}/long-word` })
+      return { res, body: await res.json() }
+    })
+    expectLive(whole.statuses, whole.during)
+    expect(whole.value.res.status).toBe(200)
+    expect(whole.value.body.markdown).toContain(WORD)
+    // o200k gives random letters about two characters a token.
+    expect(Number(whole.value.res.headers.get('x-tokens-estimate'))).toBeGreaterThan(WORD.length / 4)
+    expect(whole.value.res.headers.get('x-credits-used')).toBe('1')
+
+    // From the cache, only the cut is left to do: 100,000 tokens of the word, with turns for /livez.
+    const cut = await whileLivez(async () => {
+      const res = await post(key, '/v1/webpage', { url: `${base}/long-word`, max_age: 3600, max_tokens: 100_000 })
+      return { res, body: await res.json() }
+    })
+    expectLive(cut.statuses, cut.during)
+    expect(cut.value.res.status).toBe(200)
+    expect(cut.value.body.cached).toBe(true)
+    expect(WORD.startsWith(cut.value.body.markdown.split('\n').at(-1))).toBe(true)
+    expect(cut.value.body.markdown.length).toBeLessThan(WORD.length / 2)
+    expect(Number(cut.value.res.headers.get('x-tokens-estimate'))).toBeLessThanOrEqual(100_000)
+    expect(await expectBooksBalanced(trawl, id)).toBe(98.5)
+  })
+
+  test('120,000 Chinese characters with no punctuation, on /v1/webpage and /v1/extract at once', async () => {
+    const { key } = await newAccount()
+    const { value, statuses, during } = await whileLivez(() =>
+      Promise.all([post(key, '/v1/webpage', { url: `${base}/han-run` }), post(key, '/v1/extract', { urls: [`${base}/han-run`] })]),
+    )
+    expectLive(statuses, during)
+    const [webpage, extract] = value
+    expect(webpage.status).toBe(200)
+    expect((await webpage.json()).markdown).toContain(HAN_RUN.slice(0, 1000))
+    expect(Number(webpage.headers.get('x-tokens-estimate'))).toBeGreaterThan(HAN_RUN.length / 2)
+    expect(extract.status).toBe(200)
+    expect((await extract.json()).failed).toEqual([])
+  })
+
+  test('a page quoting special tokens (<|endoftext|>) is read: they are counted as text', async () => {
+    const { key } = await newAccount()
+    const res = await post(key, '/v1/webpage', { url: `${base}/special-tokens`, max_tokens: 100 })
+    expect(res.status).toBe(200)
+    expect((await res.json()).markdown).toContain('<|endoftext|>')
+    expect(Number(res.headers.get('x-tokens-estimate'))).toBeGreaterThan(0)
+  })
+
+  test('a SearXNG answer with a 112,000-character title: every field is cut where the answer is read', async () => {
+    const { key } = await newAccount()
+    const { value, statuses, during } = await whileLivez(async () => {
+      const res = await fetch(`${trawl.base}/v1/search?q=long&engine=searxng`, { headers: { authorization: `Bearer ${key}` } })
+      return { res, body: await res.json() }
+    })
+    expectLive(statuses, during)
+    expect(value.res.status).toBe(200)
+    const [long, ordinary, more] = value.body.results
+    expect(long.link).toBe('https://long.example/title')
+    expect(long.title.length).toBeLessThanOrEqual(SEARXNG_LIMITS.title + 1)
+    expect(long.title).toMatch(/^A title that goes on and on .*…$/)
+    expect(long.snippet).toBe(`${LONG_SNIPPET.slice(0, SEARXNG_LIMITS.text)}…`)
+    // The 10,000-character link is not a link any engine gives: the result is dropped, not cut.
+    expect(ordinary).toMatchObject({ position: 2, link: 'https://short.example/', title: 'An ordinary result' })
+    expect(more).toBeUndefined()
+    expect(value.body.related_searches).toHaveLength(SEARXNG_LIMITS.items)
+    expect(Number(value.res.headers.get('x-tokens-estimate'))).toBeGreaterThan(0)
+  })
+})
+
+describe('2. stacked Content-Encoding', () => {
+  test('gzip listed 2,000 times is refused before a byte is decoded: 503 naming the reason, not billed', async () => {
+    const { id, key } = await newAccount()
+    const { value: res, statuses, during } = await whileLivez(() => post(key, '/v1/webpage', { url: `${base}/stacked` }))
+    expectLive(statuses, during)
+    expect(await errorOf(res)).toMatchObject({
+      status: 503,
+      code: 'upstream_error',
+      message: 'page is sent with 2000 content codings (gzip, gzip, gzip, …); at most 2 are decoded',
+    })
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(res.headers.get('x-credits-used')).toBe('0')
+    expect(await expectBooksBalanced(trawl, id)).toBe(100)
+  })
+
+  test('/v1/context over three such results answers, each page failed with the reason and free', async () => {
+    const { id, key } = await newAccount()
+    const { value, statuses, during } = await whileLivez(async () => {
+      const res = await post(key, '/v1/context', { q: 'stacked pages', engine: 'searxng', num: 3 })
+      return { res, body: await res.json() }
+    })
+    expectLive(statuses, during)
+    expect(value.res.status).toBe(200)
+    expect(value.body.sources).toHaveLength(3)
+    for (const source of value.body.sources) {
+      expect(source).toMatchObject({ read: false, error: { code: 'upstream_error', message: expect.stringContaining('2000 content codings') } })
+    }
+    expect(value.body.meta.pages_read).toBe(0)
+    expect(await expectBooksBalanced(trawl, id)).toBe(100 - value.body.meta.credits_used)
+  })
+
+  test('two codings (br over gzip) are still read; a gzip bomb stops at the 10 MB cap', async () => {
+    const { id, key } = await newAccount()
+    const two = await post(key, '/v1/webpage', { url: `${base}/two-codings` })
+    expect(two.status).toBe(200)
+    expect((await two.json()).markdown).toContain('A paragraph of an ordinary article')
+    const bomb = await post(key, '/v1/webpage', { url: `${base}/bomb` })
+    expect(await errorOf(bomb)).toMatchObject({ status: 503, code: 'upstream_error', message: 'page is larger than 10 MB' })
+    expect(await expectBooksBalanced(trawl, id)).toBe(99)
+  })
+})
