@@ -5,6 +5,7 @@ import { EngineSessions } from './engine-session.ts'
 
 const SEARCH = new URL('https://www.startpage.com/sp/search')
 const HTML = new URL('https://html.startpage.com/x')
+const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
 
 let store: Store
 beforeAll(async () => {
@@ -17,20 +18,23 @@ afterAll(async () => {
 describe('EngineSessions', () => {
   test('cookies an engine set go back to its site, after the engine’s own, which win on a name', () => {
     const sessions = new EngineSessions()
-    const key = sessions.key(SEARCH, null)
+    const key = sessions.key(SEARCH, null, UA)
     expect(sessions.remember(key, SEARCH, ['pass=abc; Path=/; Domain=startpage.com; Secure', 'lang=de; Path=/'])).toBe(true)
     expect(sessions.cookieHeader(key, SEARCH, 'preferences=x; lang=en')).toBe('preferences=x; lang=en; pass=abc')
     // Another host of the same site shares the session; the host-only cookie stays with its host.
-    expect(sessions.key(HTML, null)).toBe(key)
+    expect(sessions.key(HTML, null, UA)).toBe(key)
     expect(sessions.cookieHeader(key, HTML, undefined)).toBe('pass=abc')
     // Each way out (direct, each proxy) is a session of its own.
-    expect(sessions.key(SEARCH, 'http://user:pw@proxy.example:8080')).toBe('startpage.com|proxy.example:8080')
-    expect(sessions.cookieHeader(sessions.key(SEARCH, 'http://proxy.example:8080'), SEARCH, undefined)).toBeUndefined()
+    expect(sessions.key(SEARCH, 'http://user:pw@proxy.example:8080', UA)).toMatch(/^startpage\.com\|proxy\.example:8080\|/)
+    expect(sessions.cookieHeader(sessions.key(SEARCH, 'http://proxy.example:8080', UA), SEARCH, undefined)).toBeUndefined()
+    // Another User-Agent is another identity: the cookies stay with the one that earned them.
+    expect(sessions.key(SEARCH, null, 'Nokia6230/2.0')).not.toBe(key)
+    expect(sessions.cookieHeader(sessions.key(SEARCH, null, 'Nokia6230/2.0'), SEARCH, undefined)).toBeUndefined()
   })
 
   test('expired and cleared cookies are not sent; forget starts afresh', () => {
     const sessions = new EngineSessions()
-    const key = sessions.key(SEARCH, null)
+    const key = sessions.key(SEARCH, null, UA)
     sessions.remember(key, SEARCH, 'a=1; Path=/')
     sessions.remember(key, SEARCH, 'b=2; Path=/; Max-Age=0')
     sessions.remember(key, SEARCH, 'a=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT')
@@ -45,7 +49,7 @@ describe('EngineSessions', () => {
     const passes = gatePassStore(store, () => now)
     const one = new EngineSessions(passes, () => now)
     const two = new EngineSessions(passes, () => now)
-    const key = one.key(SEARCH, null)
+    const key = one.key(SEARCH, null, UA)
     one.remember(key, SEARCH, 'spchal-auth=jwt; Path=/; Max-Age=3600; Secure')
     await one.share(key)
     expect(await two.sync(key)).toBe(true)

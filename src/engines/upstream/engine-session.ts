@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Cookie, CookieJar } from 'tough-cookie'
 import { siteOf } from './upstream-route.ts'
 
@@ -42,9 +43,14 @@ export class EngineSessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The session of `url`'s site reached through `way` (a proxy URL, or null for direct). */
-  key(url: URL, way: string | null): string {
-    return `${siteOf(url.hostname)}|${way ? new URL(way).host : 'direct'}`
+  /**
+   * The session of `url`'s site reached through `way` (a proxy URL, or null for direct) as the
+   * client `userAgent` names: cookies one identity earned never go out with another's User-Agent
+   * (Google's feature-phone route and its Chrome routes keep apart).
+   */
+  key(url: URL, way: string | null, userAgent: string | undefined): string {
+    const who = userAgent ? createHash('sha256').update(userAgent).digest('base64url').slice(0, 12) : 'none'
+    return `${siteOf(url.hostname)}|${way ? new URL(way).host : 'direct'}|${who}`
   }
 
   private session(key: string): Session {

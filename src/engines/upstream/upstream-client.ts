@@ -131,8 +131,8 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     budgetMs: number,
   ) {
     const target = mapUpstream(config.upstreamHosts, logical)
-    const session = sessions.key(logical, proxyUrl)
     const headers = requestHeaders(given, target)
+    const session = sessions.key(logical, proxyUrl, headers['user-agent'])
     const cookie = sessions.cookieHeader(session, logical, headers.cookie)
     if (cookie) headers.cookie = cookie
     const res = await transport.send({
@@ -209,7 +209,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
           : send(url, 'POST', new URLSearchParams(body).toString(), { 'content-type': FORM_TYPE, ...headers }),
       setCookie: (url, cookie) => {
         const logical = new URL(url)
-        sessions.setCookie(sessions.key(logical, proxyUrl), logical, cookie)
+        sessions.setCookie(sessions.key(logical, proxyUrl, userAgentOf(req.headers)), logical, cookie)
       },
     }
   }
@@ -232,7 +232,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
   ): Promise<RawPage> {
     const challenge = gate.detect({ status: page.status, url: page.url, headers: page.headers, body: page.body })
     if (challenge === null) return page
-    const session = sessions.key(url, proxyUrl)
+    const session = sessions.key(url, proxyUrl, userAgentOf(req.headers))
     const again = () => fetchHops(proxyUrl, url, req, signal, Math.max(1, deadline - Date.now()))
     // Registered before the first await, so concurrent searches on one session wait for ONE pass
     // (taken from the shared store when another process earned it, else solved) and share its fate.
@@ -308,8 +308,9 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     let page: RawPage
     try {
       // A pass another process earned goes out with the first request.
-      if (req.gate) await sessions.sync(sessions.key(url, proxyUrl))
-      const passesBefore = passCount.get(sessions.key(url, proxyUrl)) ?? 0
+      const session = sessions.key(url, proxyUrl, userAgentOf(req.headers))
+      if (req.gate) await sessions.sync(session)
+      const passesBefore = passCount.get(session) ?? 0
       page = await fetchHops(proxyUrl, url, req, signal, budgetMs)
       // Brave answers a fresh client's first request 429 and sets what the next one needs: a
       // browser's next request carries it, so one more request is made with it, at once.
@@ -505,6 +506,11 @@ function requestHeaders(headers: Record<string, string> | undefined, target: Map
 
 /** The type of every form posted: with its charset, which DuckDuckGo requires (a browser's own form leaves it out). */
 const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8'
+
+/** The User-Agent among an engine's headers, whatever the case of its name. */
+function userAgentOf(headers: Record<string, string> | undefined): string | undefined {
+  return Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'user-agent')?.[1]
+}
 
 function firstHeader(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v
