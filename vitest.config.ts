@@ -1,3 +1,4 @@
+import './bin/node-version.mjs'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs one TypeScript file (benchmarks, scripts) through tsx: `node bin/run-ts.mjs bench/x.ts`.
+import './node-version.mjs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { register } from 'tsx/esm/api'

@@ -5,6 +5,7 @@
 // on the fly instead (tsx) costs a loader thread, slower starts and about 100 MB more memory, in
 // the server and in each reader thread. If the bundle cannot be built or written (a read-only
 // install, say), or TRAWL_BUNDLE=false, the sources run through tsx as they do in the tests.
+import './node-version.mjs'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
