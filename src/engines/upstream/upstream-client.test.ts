@@ -259,6 +259,20 @@ describe.each(['impit', 'undici'] as const)('%s transport', (name) => {
       expect(fresh.gateStats()).toEqual([])
     })
 
+    test('a gate never sends a request off the engine site', async () => {
+      const leaving: EngineGate = {
+        ...gate([]),
+        async pass(_challenge, http) {
+          await http.get('https://example.org/collect')
+        },
+      }
+      const err = await failure(client({ '*': upstream.url }).fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: leaving }))
+      expect(attemptsOf(err)).toEqual([
+        expect.objectContaining({ outcome: 'blocked', reason: 'test-gate: the challenge points off the engine site (example.org)' }),
+      ])
+      expect(upstream.hits.some((h) => h.startsWith('example.org'))).toBe(false)
+    })
+
     test('a gate that cannot be passed is a block with its reason', async () => {
       const refusing: EngineGate = { ...gate([]), pass: async () => Promise.reject(new GateError('proof of work harder than the 10 ms cap')) }
       const err = await failure(client({ '*': upstream.url }).fetchPage({ engine: 'startpage', url: 'https://www.startpage.com/gated', gate: refusing }))

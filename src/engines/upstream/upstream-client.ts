@@ -190,6 +190,8 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     const own = Object.fromEntries(Object.entries(req.headers ?? {}).filter(([k]) => !/^(cookie|content-type|origin|referer|sec-fetch-site)$/i.test(k)))
     const send = async (url: string, method: 'GET' | 'POST', body: string | undefined, headers: Record<string, string>): Promise<GateResponse> => {
       const logical = new URL(url)
+      // A gate reads addresses from the engine's page: it never leaves the engine's site.
+      if (!isSameSite(new URL(req.url), logical)) throw new GateError(`the challenge points off the engine site (${logical.host})`)
       const budget = deadline - Date.now()
       if (budget <= 0) throw new GateError('no time left to pass the gate')
       const { res } = await sendOnce(logical, method, { ...own, ...headers }, body, proxyUrl, signal, budget)
