@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { readFixture } from './support/fixtures.ts'
+import { pathServer } from './support/path-server.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -64,26 +64,18 @@ const routes: Record<string, Handler> = {
   ),
 }
 
-let site: Server
+let site: Awaited<ReturnType<typeof pathServer>>
 let base = ''
 let trawl: Trawl
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const route = routes[(req.url ?? '/').split('?')[0]!]
-    if (route) route(req, res)
-    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  site = await pathServer(routes)
+  base = site.base
   trawl = await startTrawl({ TRAWL_ALLOW_PRIVATE_NETWORK: 'true' })
 })
 afterAll(async () => {
   await trawl?.close()
-  await new Promise<void>((resolve) => {
-    site.closeAllConnections()
-    site.close(() => resolve())
-  })
+  await site?.close()
 })
 
 const page = (path: string) => `${base}${path}`

@@ -1,11 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { SEARXNG_LIMITS } from '../src/engines/searxng/searxng.parse.ts'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import { pathServer } from './support/path-server.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -73,7 +73,7 @@ const SEARX_HOST = 'searx.test:8888'
 const LONG_TITLE = 'A title that goes on and on '.repeat(4000) // 112,000 characters of words
 const LONG_SNIPPET = randomText(50_000, LETTERS) // one word of 50,000 letters
 
-let site: Server
+let site: Awaited<ReturnType<typeof pathServer>>
 let base = ''
 let engine: FakeUpstream
 let trawl: Trawl
@@ -100,13 +100,8 @@ function searx(req: IncomingMessage, res: ServerResponse) {
 }
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const route = routes[(req.url ?? '/').split('?')[0]!]
-    if (route) route(req, res)
-    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  site = await pathServer(routes)
+  base = site.base
   engine = await fakeUpstream(searx)
   trawl = await startTrawl({
     TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
@@ -119,10 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await trawl?.close()
   await engine?.close()
-  await new Promise<void>((resolve) => {
-    site.closeAllConnections()
-    site.close(() => resolve())
-  })
+  await site?.close()
 })
 
 const newAccount = () => trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })
