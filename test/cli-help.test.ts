@@ -72,6 +72,8 @@ describe('help and version', () => {
     ])
     expect(top).toMatchObject({ code: 0, stdout: expect.stringContaining('usage: trawl <command> [options]') })
     expect(top.stdout).toContain('keys create|list|rotate|revoke')
+    // The README's first command online is listed where a new user looks.
+    expect(top.stdout).toMatch(/^ {2}engines check +live self-test/m)
     expect(top.stdout).toMatch(/^ {2}demo +a throwaway server answering from recorded result pages/m)
     expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: '' })
     expect(helpOf.stdout).toContain('usage: trawl monitor create <query...|url> [options]')

@@ -65,7 +65,8 @@ export const accountCommands: Command[] = [
   },
   {
     name: 'engines',
-    summary: 'Search providers: verticals and health (GET /v1/engines, free)',
+    summary:
+      'Search providers: verticals and health (GET /v1/engines, free). `trawl engines check` is the live self-test of every provider, route and vertical from this machine (operator; see its --help).',
     flags: {},
     globals: 'client',
     async run(parsed) {

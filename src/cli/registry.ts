@@ -77,6 +77,7 @@ Operator (the database of TRAWL_DATABASE_URL):
   accounts create|list|show|set-password
   credits add
   keys create|list|rotate|revoke
+  engines check              live self-test: which provider, route and vertical answers from this machine
 
 Client commands reach the server at --url, TRAWL_URL or the saved login (default http://127.0.0.1:8080)
 with the key from --key, TRAWL_API_KEY or the saved login. trawl --version prints the version.`
