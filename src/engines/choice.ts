@@ -99,12 +99,12 @@ export async function askEngines<P extends Page>(
   // One deadline for the whole walk: every route and provider asked shares it.
   const deadline = Date.now() + engines.deadlineMs
   const order = planned.length > 1 ? healthyFirst(engines, planned, need.vertical) : { tryNow: planned, skipped: [] }
-  const attempts: RouteAttempt[] = order.skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
+  const attempts: RouteAttempt[] = order.skipped.map((name) => skippedAttempt(name, coolingDown(engines.health.state(name, need.vertical))))
   let lastError: unknown
   let unreadable: Answered<P> | undefined
   for (const [i, name] of order.tryNow.entries()) {
     if (i > 0 && Date.now() >= deadline) {
-      attempts.push(...order.tryNow.slice(i).map((n) => ({ ...skippedAttempt(n, ''), reason: 'not asked: the request deadline had passed' })))
+      attempts.push(...order.tryNow.slice(i).map((n) => skippedAttempt(n, 'not asked: the request deadline had passed')))
       break
     }
     const answer = await askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, i < order.tryNow.length - 1))
@@ -142,7 +142,7 @@ export async function askConsensus<P extends Page>(
   const until = Date.now() + engines.deadlineMs
   const deadline = AbortSignal.timeout(engines.deadlineMs)
   const settled = await Promise.all(tryNow.map((name) => askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, until))))
-  const attempts: RouteAttempt[] = skipped.map((name) => skippedAttempt(name, engines.health.state(name, need.vertical)))
+  const attempts: RouteAttempt[] = skipped.map((name) => skippedAttempt(name, coolingDown(engines.health.state(name, need.vertical))))
   const answers: Answered<P>[] = []
   for (const [i, answer] of settled.entries()) {
     attempts.push(...answer.attempts)
@@ -220,9 +220,11 @@ function healthyFirst(engines: Engines, names: EngineName[], layout: string): { 
   return { tryNow, skipped: names.filter((n) => !tryNow.includes(n)) }
 }
 
-function skippedAttempt(engine: string, state: string): RouteAttempt {
-  return { engine, host: '', pool: null, outcome: 'skipped', reason: `engine ${state}; not asked until its cool-down ends`, ms: 0 }
+function skippedAttempt(engine: string, reason: string): RouteAttempt {
+  return { engine, host: '', pool: null, outcome: 'skipped', reason, ms: 0 }
 }
+
+const coolingDown = (state: string) => `engine ${state}; not asked until its cool-down ends`
 
 const FALLBACK_CODES = new Set(['upstream_blocked', 'upstream_timeout', 'upstream_error'])
 

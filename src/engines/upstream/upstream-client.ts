@@ -230,12 +230,11 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     proxyUrl: string | null,
     signal: AbortSignal,
     deadline: number,
+    session: string,
     passesBefore: number,
   ): Promise<RawPage> {
     const challenge = gate.detect({ status: page.status, url: page.url, headers: page.headers, body: page.body })
     if (challenge === null) return page
-    const session = sessions.key(url, proxyUrl, userAgentOf(req.headers))
-    const again = () => fetchHops(proxyUrl, url, req, signal, Math.max(1, deadline - Date.now()))
     // Registered before the first await, so concurrent searches on one session wait for ONE pass
     // (taken from the shared store when another process earned it, else solved) and share its fate.
     let pass = passing.get(session)
@@ -258,13 +257,13 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
         .finally(() => passing.delete(session))
     }
     await pass
-    const next = await again()
+    const next = await fetchHops(proxyUrl, url, req, signal, Math.max(1, deadline - Date.now()))
     if (gate.detect({ status: next.status, url: next.url, headers: next.headers, body: next.body }) !== null) {
       // The engine did not take the pass: start the next try from a clean session.
       sessions.forget(session)
       statsOf(gate.name).failed++
       metrics.gateSolve(gate.name, 'refused', 0)
-      throw new GateError(`${gate.name}: the engine asked again after the challenge was passed`)
+      throw new GateError('the engine asked again after the challenge was passed')
     }
     return next
   }
@@ -310,22 +309,18 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     let page: RawPage
     try {
       // A pass another process earned goes out with the first request.
-      const session = sessions.key(url, proxyUrl, userAgentOf(req.headers))
+      const session = req.gate ? sessions.key(url, proxyUrl, userAgentOf(req.headers)) : ''
       if (req.gate) await sessions.sync(session)
       const passesBefore = passCount.get(session) ?? 0
       page = await fetchHops(proxyUrl, url, req, signal, budgetMs)
       // Brave answers a fresh client's first request 429 and sets what the next one needs: a
       // browser's next request carries it, so one more request is made with it, at once.
       if (page.status === 429 && page.setCookie && deadline > Date.now()) page = await fetchHops(proxyUrl, url, req, signal, deadline - Date.now())
-      if (req.gate) page = await throughGate(req.gate, page, req, url, proxyUrl, signal, deadline, passesBefore)
+      if (req.gate) page = await throughGate(req.gate, page, req, url, proxyUrl, signal, deadline, session, passesBefore)
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason // the caller gave up; not the route's fault
       if (err instanceof GateError) {
-        const verdict: Verdict = {
-          outcome: 'blocked',
-          reason: err.message.startsWith(`${req.gate?.name}:`) ? err.message : `${req.gate?.name}: ${err.message}`,
-          retry: true,
-        }
+        const verdict: Verdict = { outcome: 'blocked', reason: `${req.gate?.name}: ${err.message}`, retry: true }
         return { attempt: { ...base, outcome: 'blocked', reason: verdict.reason, ms: Date.now() - started }, verdict }
       }
       const verdict = failureVerdict(err, timer.signal.aborted)
@@ -374,7 +369,7 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     const refusal = browserRefusal(req.url)
     if (refusal || !options.browser) return fail('error', refusal ?? 'no browser')
     const target = mapUpstream(config.upstreamHosts, url)
-    const userAgent = Object.entries(req.headers ?? {}).find(([k]) => k.toLowerCase() === 'user-agent')?.[1]
+    const userAgent = userAgentOf(req.headers)
     let drawn: { url: string; status: number; html: string }
     try {
       drawn = await options.browser.render(target.requestUrl, {
