@@ -8,7 +8,8 @@
  */
 import { sql } from 'kysely'
 import { loadConfig } from '../src/config.ts'
-import { openServices, type Services } from '../src/services.ts'
+import type { Services } from '../src/deps.ts'
+import { openServices } from '../src/services.ts'
 import { createTestDatabase } from '../test/support/postgres.ts'
 
 const SAMPLES = Number(process.env.BENCH_SIGNALS ?? 2000)

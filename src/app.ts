@@ -32,13 +32,14 @@ import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
 import { keyFromRequest } from './http/auth.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
+import type { Services } from './deps.ts'
 import { loggerOptions, RequestLines, requestLogger } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { withLogFields } from './metrics/log-context.ts'
 import { metricsRoutes } from './metrics/metrics.routes.ts'
 import { metrics } from './metrics/metrics.ts'
 import { safeEqual } from './security/secrets.ts'
-import { appDeps, jobKinds, type Services } from './services.ts'
+import { appDeps, jobKinds } from './services.ts'
 
 /** Headers browsers may read on cross-origin responses: the billing headers, X-Request-Id and Retry-After. */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Redis } from 'ioredis'
 import { refundStaleReservations } from './billing/credits.ts'
 import { connectRedis } from './cache/redis.ts'
-import { CACHE_TTL_MS, databaseCache, type ResponseCache, redisCache, withMemory } from './cache/response-cache.ts'
+import { CACHE_TTL_MS, databaseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
+import type { AppDeps, Services } from './deps.ts'
 import { gatePassStore } from './engines/gates/gate-pass.store.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
-import { createEngines, type Engines, engineOptionsOf } from './engines/registry.ts'
-import { createUpstreamClient, type UpstreamClient } from './engines/upstream/upstream-client.ts'
+import { createEngines, engineOptionsOf } from './engines/registry.ts'
+import { createUpstreamClient } from './engines/upstream/upstream-client.ts'
 import { keyLookup } from './features/accounts/accounts.service.ts'
 import { pruneExpiredBatchJobs } from './features/batches/batches.store.ts'
 import { batchJobKind } from './features/batches/batches.worker.ts'
@@ -17,48 +17,23 @@ import { pruneLoginAttempts } from './features/dashboard/login-throttle.store.ts
 import { pruneExpiredMonitorRuns } from './features/monitors/monitors.store.ts'
 import { monitorJobKind } from './features/monitors/monitors.worker.ts'
 import { KeyCache } from './http/auth.ts'
-import { createLimiter, type Limiter } from './http/rate-limit.ts'
+import { createLimiter } from './http/rate-limit.ts'
 import type { Sweep } from './jobs/maintenance.ts'
 import type { JobKind } from './jobs/runner.ts'
 import { startWorkers as startJobWorkers } from './jobs/workers.ts'
-import { createRenderer, type Renderer } from './net/browser/renderer.ts'
-import { createReaderPool, type ReaderPool } from './reader/reader.pool.ts'
+import { createRenderer } from './net/browser/renderer.ts'
+import { createReaderPool } from './reader/reader.pool.ts'
 import { openSignals } from './signals/open-signals.ts'
-import { proxyPenaltyShare, type Signals } from './signals/signals.ts'
-import type { RobotsCache } from './site/robots/robots.cache.ts'
+import { proxyPenaltyShare } from './signals/signals.ts'
 import { redisRobots } from './site/robots/robots.redis.ts'
 import { createRobotsCache } from './site/site.discovery.ts'
-import { openStore, type Store } from './store/database.ts'
+import { openStore } from './store/database.ts'
 import { serverSecret } from './store/server-secrets.store.ts'
 import { sealClearWebhookSecrets } from './webhooks/webhooks.service.ts'
 import { webhookJobKind } from './webhooks/webhooks.worker.ts'
 
-/** What routes and job handlers are handed: the services plus a logger and the shared constants. */
-export type AppDeps = Services & { log: FastifyBaseLogger; cacheTtlMs: number; usdPerCredit: number }
-
 export function appDeps(services: Services, log: FastifyBaseLogger): AppDeps {
   return { ...services, log, cacheTtlMs: CACHE_TTL_MS, usdPerCredit: services.config.usdPerCredit }
-}
-
-/** Everything long-lived that routes and workers share, opened once from the Config. */
-export interface Services {
-  config: Config
-  store: Store
-  redis: Redis | null
-  cache: ResponseCache
-  limiter: Limiter
-  keys: KeyCache
-  /** Cross-process hints: key changes, queued work, crawl cancels, proxy cool-downs (src/signals). */
-  signals: Signals
-  upstream: UpstreamClient
-  engines: Engines
-  /** Headless Chromium for pages that need JavaScript (docs/rendering.md); launched at first use. */
-  renderer: Renderer
-  /** robots.txt per origin, shared by map and crawl. */
-  robots: RobotsCache
-  /** Reader threads for page reading (TRAWL_READER_THREADS); started by `serve` and `worker`, or at the first read. */
-  reader: ReaderPool
-  close(): Promise<void>
 }
 
 export async function openServices(config: Config): Promise<Services> {

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { openServices, type Services, startWorkers } from '../../src/services.ts'
+import type { Services } from '../../src/deps.ts'
+import { openServices, startWorkers } from '../../src/services.ts'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import type { Services } from '../../deps.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import type { Services } from '../../services.ts'
 import { AccountResponse } from './account.response.ts'
 import { accountForKey } from './accounts.service.ts'
 

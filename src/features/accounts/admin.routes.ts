@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import type { Services } from '../../deps.ts'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
-import type { Services } from '../../services.ts'
 import { AccountIdParams, AddCreditsBody, AddMemberBody, CreateAccountBody, CreateKeyBody, PatchAccountBody } from './accounts.schema.ts'
 import { addCredits, addMember, createAccount, createKey, getAccount, patchAccount } from './accounts.service.ts'
 

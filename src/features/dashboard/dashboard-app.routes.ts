@@ -5,9 +5,9 @@ import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Services } from '../../deps.ts'
 import { ApiError } from '../../errors.ts'
 import { srcFile } from '../../paths.ts'
-import type { Services } from '../../services.ts'
 import { dashboardPaths } from './dashboard.http.ts'
 
 /**

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie'
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../../services.ts'
+import type { AppDeps } from '../../deps.ts'
 import { registerCsrfGuard } from './csrf.ts'
 import { dashboardPaths } from './dashboard.http.ts'
 import { dashboardApiRoutes } from './dashboard-api.routes.ts'

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import type { Services } from '../../deps.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import type { Services } from '../../services.ts'
 import { SESSION_COOKIE, sessionUser } from './sessions.service.ts'
 import { getWebhookSettings, rotateWebhookSecret, setWebhookUrl } from './webhook-settings.service.ts'
 

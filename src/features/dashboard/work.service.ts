@@ -1,6 +1,6 @@
+import type { AppDeps } from '../../deps.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import type { AppDeps } from '../../services.ts'
 import type { Store } from '../../store/database.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import { authForKeyId } from '../accounts/accounts.service.ts'

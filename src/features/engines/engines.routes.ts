@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import type { Services } from '../../deps.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import type { Services } from '../../services.ts'
 import { CheckBody, checkEngines } from './engines.check.ts'
 import { EnginesResponse } from './engines.response.ts'
 import { engineStatuses } from './engines.service.ts'

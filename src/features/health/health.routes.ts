@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../../services.ts'
+import type { Services } from '../../deps.ts'
 import { engineSummary } from '../engines/engines.service.ts'
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>

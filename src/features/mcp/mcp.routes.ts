@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AppDeps } from '../../services.ts'
+import type { AppDeps } from '../../deps.ts'
 import { injectApi } from './mcp.api.ts'
 import { hostOriginGuard } from './mcp.guard.ts'
 import { cacheStash } from './mcp.pages.ts'

@@ -1,7 +1,7 @@
 import type { Billing } from '../../billing/billed-lookup.ts'
+import type { AppDeps } from '../../deps.ts'
 import type { SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import type { AppDeps } from '../../services.ts'
 import { runWebpage } from '../reading/webpage.service.ts'
 import type { ResponseBody } from '../search/output/output.types.ts'
 import { completeBody } from '../search/output/stable-shape.ts'

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { toMc } from '../../../billing/money.ts'
+import type { AppDeps } from '../../../deps.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { answerErrorsWith } from '../../../http/error-handler.ts'
 import { parseInput, parseWith } from '../../../http/parse-input.ts'
-import type { AppDeps } from '../../../services.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { firecrawlEnvelope } from './firecrawl.errors.ts'
 import {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { AppDeps } from '../../../services.ts'
+import type { AppDeps } from '../../../deps.ts'
 import { tavilyErrorHandling, tavilyErrorResponses } from './tavily.errors.ts'
 import { sendTavily } from './tavily.money.ts'
 import { tavilyCrawl, tavilyExtract, tavilyMap } from './tavily.pages.ts'
