@@ -55,6 +55,16 @@ const Env = z.object({
     .regex(/^https?:\/\//i, 'must be the http(s) URL of an OpenAI-compatible embeddings endpoint')
     .optional(),
   TRAWL_EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  // The operator's own OpenAI-compatible chat model: answers, schema extraction and research (docs/models.md).
+  TRAWL_LLM_URL: z
+    .url()
+    .regex(/^https?:\/\//i, 'must be the http(s) URL of an OpenAI-compatible chat completions endpoint')
+    .optional(),
+  TRAWL_LLM_MODEL: z.string().min(1).optional(),
+  TRAWL_LLM_API_KEY: z.string().min(1).optional(),
+  TRAWL_LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  // Credits per model call (the operator's model costs them too): 1 by default, 0 makes calls free.
+  TRAWL_LLM_CALL_CREDITS: z.coerce.number().min(0).max(100).default(1),
   TRAWL_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
@@ -133,6 +143,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     serperApiKey: e.TRAWL_SERPER_API_KEY ?? null,
     /** POST /v1/context's hybrid ranking; null: lexical only. */
     embeddings: e.TRAWL_EMBEDDINGS_URL ? Object.freeze({ url: e.TRAWL_EMBEDDINGS_URL, model: e.TRAWL_EMBEDDINGS_MODEL ?? null }) : null,
+    /** The chat model behind answers, schema extraction and research; null: those answer 501 not_configured. */
+    llm: e.TRAWL_LLM_URL
+      ? Object.freeze({
+          url: e.TRAWL_LLM_URL,
+          model: e.TRAWL_LLM_MODEL ?? null,
+          apiKey: e.TRAWL_LLM_API_KEY ?? null,
+          timeoutMs: e.TRAWL_LLM_TIMEOUT_MS,
+          callCredits: e.TRAWL_LLM_CALL_CREDITS,
+        })
+      : null,
     keyCacheMs: e.TRAWL_KEY_CACHE_MS,
     logLevel: e.TRAWL_LOG_LEVEL,
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',

@@ -10,6 +10,7 @@ const STATUS = {
   rate_limited: 429,
   daily_limit_reached: 429,
   internal: 500,
+  not_configured: 501,
   upstream_error: 503,
   upstream_blocked: 503,
   upstream_timeout: 503,

@@ -326,7 +326,7 @@ describe('POST /v1/context', () => {
     expect(props.max_tokens).toMatchObject({ minimum: 500, maximum: 50000, default: 4000 })
     expect(props.num).toMatchObject({ minimum: 1, maximum: 10, default: 5 })
     expect(Object.keys(props).sort()).toEqual(
-      ['country', 'engine', 'exclude_domains', 'include_domains', 'language', 'max_age', 'max_tokens', 'num', 'q', 'time'].sort(),
+      ['answer', 'country', 'engine', 'exclude_domains', 'include_domains', 'language', 'max_age', 'max_tokens', 'num', 'q', 'time'].sort(),
     )
   })
 })

@@ -149,6 +149,7 @@ describe('the document', () => {
       rate_limited: true,
       daily_limit_reached: true,
       internal: true,
+      not_configured: true,
       upstream_error: true,
       upstream_blocked: true,
       upstream_timeout: true,

@@ -31,3 +31,8 @@ export function deliveredSearchPriceMc(num: number, delivered: number): number {
 export function cacheHitPriceMc(priceMc: number): number {
   return Math.round(priceMc * PRICES.cacheHitFactor)
 }
+
+/** A call to the operator's chat model (answers, schema extraction, research): TRAWL_LLM_CALL_CREDITS each. */
+export function modelCallPriceMc(callCredits: number): number {
+  return toMc(callCredits)
+}

@@ -13,6 +13,7 @@ const ERROR_CODES = [
   'rate_limited',
   'daily_limit_reached',
   'internal',
+  'not_configured',
   'upstream_error',
   'upstream_blocked',
   'upstream_timeout',
@@ -28,7 +29,7 @@ export const ErrorEnvelope = z
       code: z
         .enum(ERROR_CODES)
         .describe(
-          'branch on this, not on message: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached, 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable',
+          'branch on this, not on message: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached, 500 internal, 501 not_configured (a feature the operator has not set up, e.g. a model), 503 upstream_error, upstream_blocked, upstream_timeout or unavailable',
         ),
       message: z.string().describe('for people; names the parameter at fault'),
       request_id: z.string().describe('same as the X-Request-Id header'),

@@ -60,6 +60,20 @@ const gateSolveDuration = new Histogram({
   registers: [registry],
 })
 
+const modelCalls = new Counter({
+  name: 'trawl_model_calls_total',
+  help: "Calls to the operator's chat model (TRAWL_LLM_URL), by use (answer, extract, research) and outcome (ok, timeout, error, invalid)",
+  labelNames: ['use', 'outcome'] as const,
+  registers: [registry],
+})
+
+const modelTokens = new Counter({
+  name: 'trawl_model_tokens_total',
+  help: "Tokens the operator's chat model reported, by use and kind (prompt, completion)",
+  labelNames: ['use', 'kind'] as const,
+  registers: [registry],
+})
+
 const creditsDebited = new Counter({
   name: 'trawl_credits_debited_total',
   help: 'Credits taken from balances (held by realtime calls, or charged), by ledger endpoint',
@@ -140,6 +154,11 @@ export const metrics = {
   gateSolve(gate: string, outcome: 'solved' | 'too_hard' | 'failed' | 'refused', ms: number) {
     gateSolves.inc({ gate, outcome })
     if (outcome === 'solved') gateSolveDuration.observe({ gate }, ms / 1000)
+  },
+  modelCall(use: string, outcome: 'ok' | 'timeout' | 'error' | 'invalid', tokens: { prompt: number; completion: number }) {
+    modelCalls.inc({ use, outcome })
+    if (tokens.prompt > 0) modelTokens.inc({ use, kind: 'prompt' }, tokens.prompt)
+    if (tokens.completion > 0) modelTokens.inc({ use, kind: 'completion' }, tokens.completion)
   },
   creditsDebited(endpoint: string, mc: number) {
     if (mc > 0) creditsDebited.inc({ endpoint }, mc / 1000)

@@ -1,3 +1,4 @@
+import { cappedText } from '../../net/capped-text.ts'
 import { compareCandidates, type Prepared, type Ranked } from './context.passages.ts'
 
 /**
@@ -38,23 +39,6 @@ export function embeddingsEndpoint(url: string): string {
 
 /** An answer larger than this is refused (a few thousand 4,096-dimension vectors fit). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024
-
-/** The body as text, refused past `max` bytes (declared or read), so a broken endpoint cannot fill memory. */
-async function cappedText(res: Response, max: number): Promise<string> {
-  const tooLarge = () => new RangeError(`answered more than ${max / 1024 / 1024} MB`)
-  if (Number(res.headers.get('content-length') ?? 0) > max) {
-    await res.body?.cancel()
-    throw tooLarge()
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength
-    if (size > max) throw tooLarge()
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 /** One vector per input, in input order. Throws on any failure, with a message for `meta.notes`. */
 export async function embed(config: EmbeddingsConfig, inputs: readonly string[]): Promise<number[][]> {

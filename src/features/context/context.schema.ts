@@ -30,6 +30,12 @@ export const ContextParams = z.strictObject({
   include_domains: p.domainList('include_domains').optional().describe('up to 20 domains, path prefixes or TLDs (.gov) to keep'),
   exclude_domains: p.domainList('exclude_domains').optional().describe('up to 20 domains, path prefixes or TLDs to drop'),
   max_age: p.maxAge.optional().describe('accept a cached search and cached pages up to this many seconds old, each at half price'),
+  answer: z
+    .union([z.boolean(), z.enum(['basic', 'advanced'])], { error: 'answer must be true, false, basic or advanced' })
+    .optional()
+    .describe(
+      "true or basic (up to 3 sentences) or advanced (up to 8): the operator's model writes a short answer from the passages, each sentence citing them as [n]; +1 model call (docs/models.md); 501 not_configured without a model",
+    ),
 })
 
 export type ContextParams = z.infer<typeof ContextParams>
@@ -58,6 +64,13 @@ export const ContextSource = z.object({
   error: ErrorObject.optional().describe('why the page was not read (not billed): upstream_error, upstream_timeout, invalid_request or empty_page'),
 })
 
+export const ContextModelUsage = z.object({
+  model: z.string().nullable().describe('TRAWL_LLM_MODEL, or null when the endpoint chooses'),
+  calls: z.number().int().describe('model calls made (billed only when answered)'),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+})
+
 export const ContextMeta = z.object({
   request_id: z.string(),
   credits_used: z.number(),
@@ -79,10 +92,30 @@ export const ContextMeta = z.object({
   engine: z.string().describe('the provider(s) that answered the search'),
   cached: z.boolean().describe('the search itself was answered from the cache (max_age)'),
   pages_read: z.number().int(),
+  model: ContextModelUsage.optional().describe('with answer: what the model was asked and answered'),
 })
+
+export const ContextAnswer = z
+  .object({
+    text: z.string().describe('the answer; [n] cites passages[n-1] (every sentence cites at least one passage)'),
+    citations: z
+      .array(
+        z.object({
+          n: z.number().int().describe('the number used in the text'),
+          url: z.string(),
+          title: z.string().nullable(),
+          start: z.number().int().describe("offset in the page's Markdown, as the passage's"),
+          end: z.number().int(),
+        }),
+      )
+      .describe('each passage the answer cites, in order of first citation'),
+  })
+  .nullable()
+  .describe("with answer: the model's answer, checked against the passages; null when none could be written (meta.notes says why)")
 
 export const ContextResponse = z.object({
   request: z.record(z.string(), z.unknown()).describe('the normalised request, defaults filled in'),
+  answer: ContextAnswer.optional(),
   passages: z.array(ContextPassage).describe('best first'),
   sources: z.array(ContextSource).describe('every result considered, in result order'),
   meta: ContextMeta,
@@ -90,3 +123,4 @@ export const ContextResponse = z.object({
 
 export type ContextPassage = z.infer<typeof ContextPassage>
 export type ContextResponse = z.infer<typeof ContextResponse>
+export type ContextAnswer = z.infer<typeof ContextAnswer>

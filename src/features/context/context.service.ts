@@ -1,15 +1,25 @@
 import { elapsed } from '../../billing/billed-lookup.ts'
+import { modelCallPriceMc } from '../../billing/prices.ts'
 import { resolveEngineName } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import { type ModelConfig, requireModel } from '../../llm/chat-model.ts'
 import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../../reader/page-read.ts'
 import { baseLanguage } from '../../text/analyze.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
 import { runSearch, type SearchDeps, type SearchResponseBody } from '../search/search.service.ts'
+import { type AnswerDepth, writeAnswer } from './context.answer.ts'
 import { type EmbeddingsConfig, hybridOrder } from './context.embeddings.ts'
 import { type ContextPage, fillLeads, fillPassages, lexicalOrder, type PassageSelection, preparePassages } from './context.passages.ts'
-import { type ContextParams, type ContextResponse, DEFAULT_CONTEXT_PAGES, DEFAULT_CONTEXT_TOKENS } from './context.schema.ts'
+import {
+  type ContextAnswer,
+  type ContextParams,
+  type ContextPassage,
+  type ContextResponse,
+  DEFAULT_CONTEXT_PAGES,
+  DEFAULT_CONTEXT_TOKENS,
+} from './context.schema.ts'
 
 /**
  * POST /v1/context: one web search, the top results read as Markdown (as include_content reads
@@ -19,7 +29,8 @@ import { type ContextParams, type ContextResponse, DEFAULT_CONTEXT_PAGES, DEFAUL
  * enrichment: the search's price and `num` pages are reserved before any work; after it, the
  * reservation is settled to the search as delivered (1 credit; half from the cache with max_age;
  * nothing when it found nothing) plus 1 credit per page read (half from the page cache). A page
- * that fails costs nothing and is listed in `sources`; a failed search refunds everything.
+ * that fails costs nothing and is listed in `sources`; a failed search refunds everything. With
+ * `answer`, one model call is reserved too and billed only when the model answered.
  */
 
 export interface ContextRequest {
@@ -33,6 +44,7 @@ export interface ContextRequest {
   include_domains?: string[]
   exclude_domains?: string[]
   max_age?: number
+  answer?: AnswerDepth
 }
 
 type ContextSource = ContextResponse['sources'][number]
@@ -71,6 +83,7 @@ export function normaliseContext(p: ContextParams, auth: AuthContext): ContextRe
   if (p.include_domains) req.include_domains = p.include_domains
   if (p.exclude_domains) req.exclude_domains = p.exclude_domains
   if (p.max_age !== undefined) req.max_age = p.max_age
+  if (p.answer) req.answer = p.answer === true ? 'basic' : p.answer
   return req
 }
 
@@ -100,12 +113,21 @@ interface Reading {
   allCached: boolean
 }
 
-/** The search's deps; the whole Config at run time, from which the embeddings endpoint is read when there is one. */
-export type ContextDeps = SearchDeps & { config: SearchDeps['config'] & { embeddings?: EmbeddingsConfig | null } }
+/** The search's deps; the whole Config at run time, from which the embeddings endpoint and the model are read when there are some. */
+export type ContextDeps = SearchDeps & { config: SearchDeps['config'] & { embeddings?: EmbeddingsConfig | null; llm?: ModelConfig | null } }
+
+type ModelUsage = NonNullable<ContextBody['meta']['model']>
 
 export async function runContext(deps: ContextDeps, auth: AuthContext, req: ContextRequest, requestId: string): Promise<ContextOutcome> {
   const started = performance.now()
+  // Before any credit moves: an answer without a model is 501.
+  const model = req.answer ? requireModel(deps.config.llm, 'answer') : null
+  const modelMc = model ? modelCallPriceMc(model.callCredits) : 0
   let reading: Reading | undefined
+  let selection: PassageSelection | null = null
+  let answer: ContextAnswer | undefined
+  let usage: ModelUsage | undefined
+  const notes: string[] = []
   const outcome = await runSearch(
     deps,
     auth,
@@ -114,36 +136,50 @@ export async function runContext(deps: ContextDeps, auth: AuthContext, req: Cont
       maxAge: req.max_age,
       endpoint: '/v1/context',
       enrich: {
-        reserveMc: req.num * pagePriceMc(false),
+        reserveMc: req.num * pagePriceMc(false) + modelMc,
         async run(body) {
           reading = await readResults(deps, body.results, req)
-          return { body, usedMc: reading.usedMc }
+          selection = await choosePassages(deps, reading.pages, req, notes)
+          let usedMc = reading.usedMc
+          if (model && req.answer) {
+            const written = await answerFrom(deps, model, req.q, selection.passages, req.answer, notes)
+            answer = written.answer
+            usage = written.usage
+            if (written.answered) usedMc += modelMc
+          }
+          return { body, usedMc }
         },
       },
     },
     requestId,
   )
   const search = outcome.body as SearchResponseBody
-  const notes: string[] = []
-  const selection = reading ? await choosePassages(deps, reading.pages, req, notes) : null
-  const passages = selection?.passages ?? []
+  // Typed again: TypeScript does not see the closure above assign them.
+  const chosen = selection as PassageSelection | null
+  if (model && answer === undefined) {
+    answer = null
+    notes.push('no page was read: no answer written')
+  }
+  const passages = chosen?.passages ?? []
   const sources = (reading?.sources ?? []).map((s) => ({ ...s, passages: passages.filter((p) => p.position === s.position).length }))
   const body: ContextBody = {
     request: req,
+    ...(answer !== undefined && { answer }),
     passages,
     sources,
     meta: {
       request_id: requestId,
       credits_used: search.meta.credits_used as number,
       latency_ms: elapsed(started),
-      tokens_used: selection?.tokensUsed ?? 0,
-      truncated: selection?.truncated ?? false,
-      tokens_relevant: selection?.tokensRelevant ?? 0,
-      ranking: selection?.ranking ?? 'lexical',
+      tokens_used: chosen?.tokensUsed ?? 0,
+      truncated: chosen?.truncated ?? false,
+      tokens_relevant: chosen?.tokensRelevant ?? 0,
+      ranking: chosen?.ranking ?? 'lexical',
       notes,
       engine: String(search.meta.engine ?? req.engine),
       cached: outcome.cacheHit,
       pages_read: sources.filter((s) => s.read).length,
+      ...(model && { model: usage ?? { model: model.model, calls: 0, prompt_tokens: 0, completion_tokens: 0 } }),
     },
   }
   return { body, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit && (reading?.allCached ?? true) }
@@ -170,6 +206,44 @@ async function choosePassages(deps: ContextDeps, pages: ContextPage[], req: Cont
   if (lexical.length > 0) return fillPassages(prep, lexical, req.max_tokens, 'lexical')
   notes.push(LEADS_NOTE)
   return fillLeads(prep, req.max_tokens)
+}
+
+/**
+ * The model's answer from the passages chosen, checked (context.answer.ts). Never throws: a model
+ * that fails leaves `answer` null with the reason in `notes`, and its call is not billed.
+ */
+async function answerFrom(
+  deps: ContextDeps,
+  model: ModelConfig,
+  question: string,
+  passages: readonly ContextPassage[],
+  depth: AnswerDepth,
+  notes: string[],
+): Promise<{ answer: ContextAnswer; usage: ModelUsage; answered: boolean }> {
+  const none = { model: model.model, calls: 0, prompt_tokens: 0, completion_tokens: 0 }
+  if (passages.length === 0) {
+    notes.push('no passage to answer from: no answer written')
+    return { answer: null, usage: none, answered: false }
+  }
+  try {
+    const written = await writeAnswer(model, question, passages, depth)
+    if (written.note) notes.push(written.note)
+    const usage = { ...none, calls: 1, prompt_tokens: written.usage.prompt, completion_tokens: written.usage.completion }
+    const answer = written.text
+      ? {
+          text: written.text,
+          citations: written.cited.map((n) => {
+            const p = passages[n - 1]!
+            return { n, url: p.url, title: p.title, start: p.start, end: p.end }
+          }),
+        }
+      : null
+    return { answer, usage, answered: true }
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'context: the model failed; no answer written')
+    notes.push(`${(err as Error).message}: no answer written (the model call is not billed)`)
+    return { answer: null, usage: { ...none, calls: 1 }, answered: false }
+  }
 }
 
 type Read = { source: ContextSource; page: ContextPage | null; mc: number }

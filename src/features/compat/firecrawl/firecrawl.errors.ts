@@ -18,6 +18,8 @@ const FIRECRAWL: Record<ErrorCode, { status: number; code?: string }> = {
   rate_limited: { status: 429 },
   daily_limit_reached: { status: 429 },
   internal: { status: 500, code: 'UNKNOWN_ERROR' },
+  // No model for json/extract: a self-hosted Firecrawl without one fails too; 501 says it is the set-up.
+  not_configured: { status: 501 },
   // A page that could not be fetched: Firecrawl's SCRAPE_SITE_ERROR family; 503 keeps Trawl's Retry-After meaning.
   upstream_error: { status: 503, code: 'SCRAPE_SITE_ERROR' },
   upstream_blocked: { status: 503, code: 'SCRAPE_ALL_ENGINES_FAILED' },
