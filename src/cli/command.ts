@@ -11,7 +11,8 @@ export class UsageError extends Error {}
  * is sent as written so the server refuses it by name; `list`: repeatable, and split at commas unless
  * `split` is false; `string-or-list`: one value as written, several as a list (engine); `json`: a JSON object.
  */
-export type FlagKind = 'string' | 'number' | 'boolean' | 'list' | 'string-or-list' | 'json'
+/** string-or-boolean: a parameter that takes true, false or a word (answer: true|basic|advanced). */
+export type FlagKind = 'string' | 'number' | 'boolean' | 'list' | 'string-or-list' | 'string-or-boolean' | 'json'
 
 export interface Flag {
   kind: FlagKind

@@ -64,7 +64,8 @@ function kindOf(info: ReturnType<typeof inspect>): FlagKind {
     case 'object':
       return 'json'
     case 'union':
-      return info.options?.includes('array') ? 'string-or-list' : 'string'
+      if (info.options?.includes('array')) return 'string-or-list'
+      return info.options?.includes('boolean') ? 'string-or-boolean' : 'string'
     default:
       return 'string'
   }
@@ -185,6 +186,8 @@ function flagValue(name: string, flag: Flag, raw: string | boolean | string[]): 
       return flag.split === false ? texts : texts.flatMap((t) => t.split(',')).map((t) => t.trim())
     case 'string-or-list':
       return texts.length === 1 ? last : texts
+    case 'string-or-boolean':
+      return last === 'true' ? true : last === 'false' ? false : last
     case 'json': {
       try {
         return JSON.parse(last)

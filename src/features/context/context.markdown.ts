@@ -12,6 +12,7 @@ import type { ContextResponse } from './context.schema.ts'
  * may be missing or partial (an answer from another server version), and are read defensively.
  */
 export type ContextLike = Pick<ContextResponse, 'passages' | 'sources'> & {
+  answer?: ContextResponse['answer']
   request?: { q?: unknown }
   meta?: Partial<ContextResponse['meta']>
 }
@@ -24,6 +25,9 @@ export function renderContextMarkdown(body: ContextLike): string {
   out.push(summary)
   // Notes are ours (a fallback to the pages' leads, an embeddings endpoint that failed); an older server sends none.
   for (const note of Array.isArray(body.meta?.notes) ? body.meta.notes : []) out.push(`Note: ${inline(String(note))}.`)
+  // The model's answer, checked against the passages: its [n] are the numbered passages below.
+  if (body.answer?.text) out.push(`## Answer\n\n${body.answer.text.trim()}`)
+  else if (body.answer === null) out.push('No answer could be written from the passages.')
   if (body.passages.length === 0) out.push(read > 0 ? 'No passage of the pages read matches the query.' : 'No page could be read for this query.')
   body.passages.forEach((p, i) => {
     const where = [`result ${p.position}`, p.heading ? `under “${inline(p.heading)}”` : '', `score ${p.score}`, `${p.tokens} tokens`]

@@ -27,6 +27,10 @@ export const ContextInput = z.strictObject({
   include_domains: z.array(z.string().min(1).max(300)).min(1).max(20).optional().describe('example.com, example.com/docs or .gov'),
   exclude_domains: z.array(z.string().min(1).max(300)).min(1).max(20).optional(),
   max_age: z.number().int().min(0).optional(),
+  answer: z
+    .union([z.boolean(), z.enum(['basic', 'advanced'])])
+    .optional()
+    .describe("The operator's model writes a short answer citing the passages as [n] (+1 credit; only where a model is configured)"),
 })
 
 /**
@@ -35,6 +39,7 @@ export const ContextInput = z.strictObject({
  */
 export const ContextOutput = z.looseObject({
   query: z.string(),
+  answer: z.unknown().optional(),
   passages: z.array(z.unknown()),
   sources: z.array(z.unknown()),
   tokens_used: z.number().int(),
@@ -65,6 +70,7 @@ export const contextTool = {
       text: renderContextMarkdown(answer) + credits,
       structured: {
         query: args.q,
+        ...(answer.answer !== undefined && { answer: answer.answer }),
         passages: answer.passages,
         sources: answer.sources.map((s) => ({
           url: s.url,
