@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
+import { chunkPage, MAX_CHUNK_TOKENS } from '../../text/markdown-chunks.ts'
 import { countTokens } from '../../text/tokens.ts'
-import { type ContextPage, chunkPage, MAX_CHUNK_TOKENS, selectPassages } from './context.passages.ts'
+import { type ContextPage, selectPassages } from './context.passages.ts'
 
 /** A paragraph of `n` distinct sentences on `topic`, about 14 tokens each. */
 const paragraph = (topic: string, n: number, seed = 0) =>
