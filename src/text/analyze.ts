@@ -67,10 +67,12 @@ const LANGUAGES: Record<string, { snowball?: string; stop?: string }> = {
 const ALIASES: Record<string, string> = { no: 'nb', nn: 'nb', iw: 'he', in: 'id' }
 
 /**
- * Question words the English list lacks ("how", "what" and "which" are in it; "when" and "why"
- * are not): a question's own wording, never what its answer says.
+ * Question words and modal verbs the English list lacks ("how", "what" and "which" are in it;
+ * "when", "why" and "will" are not): a question's own wording, never what its answer says.
  */
-const EXTRA_STOP: Record<string, readonly string[]> = { en: ['when', 'why', 'does', 'doing', 'whose', 'whom', 'according'] }
+const EXTRA_STOP: Record<string, readonly string[]> = {
+  en: ['when', 'why', 'does', 'doing', 'whose', 'whom', 'according', 'will', 'would', 'might', 'may', 'could', 'should', 'shall', 'must', 'can'],
+}
 
 /** Languages whose stop words are counted to guess a page's language (those we stem, and Indonesian). */
 const GUESSED = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'nb', 'fi', 'ru', 'id', 'tr', 'ro', 'hu', 'cs', 'ca']

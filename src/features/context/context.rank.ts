@@ -76,7 +76,9 @@ export function queryGroups(query: string, language: string, queryLanguage: stri
   }
   // WordNet is English: other languages keep their own words only.
   if (language !== 'en' || queryLanguage !== 'en') return groups
+  const names = properNouns(query)
   list.forEach((w) => {
+    if (names.has(w)) return
     const group = groups.find((g) => g.own === a.stem(w))!
     for (const r of relatedWords(w)) {
       const parts = words(r.word)
@@ -90,6 +92,16 @@ export function queryGroups(query: string, language: string, queryLanguage: stri
     }
   })
   return groups
+}
+
+/**
+ * The question's names: words written with a capital letter anywhere but at its start. WordNet's
+ * senses of "John" (a toilet) or "Ford" (a river crossing) are not what the question means.
+ */
+function properNouns(query: string): Set<string> {
+  const out = new Set<string>()
+  for (const m of query.matchAll(/(?<=[\p{L}\p{N},;:'"’)\]]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) out.add(m[0].toLowerCase())
+  return out
 }
 
 /** A run of stems with its term frequencies. */
