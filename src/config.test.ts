@@ -29,6 +29,13 @@ describe('loadConfig names every bad variable at once', () => {
     expect(lines.map((l) => l.trim().split(':')[0]).sort()).toEqual(['TRAWL_ADMIN_TOKEN', 'TRAWL_DATABASE_URL', 'TRAWL_PROXY_POOLS', 'TRAWL_UPSTREAM_HOSTS'])
   })
 
+  test('each bad value is shown beside its variable, except secrets', () => {
+    const message = problems({ TRAWL_PORT: 'abc', TRAWL_ADMIN_TOKEN: 'short-secret' })
+    expect(message).toMatch(/TRAWL_PORT: .* \(got "abc"\)/)
+    expect(message).toMatch(/TRAWL_ADMIN_TOKEN: .* \(value not shown\)/)
+    expect(message).not.toContain('short-secret')
+  })
+
   test('the lists alone, with everything else valid', () => {
     const message = problems({ TRAWL_UPSTREAM_HOSTS: '=http://x', TRAWL_PROXY_POOLS: 'empty=' })
     expect(message).toContain('TRAWL_UPSTREAM_HOSTS')

@@ -93,7 +93,7 @@ export type Config = ReturnType<typeof loadConfig>
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const raw = stripEmpty(env)
   const parsed = Env.safeParse(raw)
-  const problems: string[] = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+  const problems: string[] = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}${shownValue(raw, String(i.path[0]))}`)
   // The two lists are parsed from the raw text even when another variable is bad, so one start-up
   // names every bad variable (both are plain strings to the schema, so it never rejects them).
   let upstreamHosts = new Map<string, string>()
@@ -183,6 +183,14 @@ function browserPath(value: string | undefined, path = ''): string | null {
   if (value) return value
   const candidates = ['/usr/bin/chromium', ...path.split(':').flatMap((dir) => (dir ? [`${dir}/chromium`, `${dir}/chromium-browser`] : []))]
   return candidates.find((p) => existsSync(p)) ?? null
+}
+
+/** ` (got "abc")` for a bad variable's value; secrets (keys, tokens, passwords) are not shown. */
+function shownValue(raw: Record<string, string | undefined>, name: string): string {
+  const value = raw[name]
+  if (value === undefined) return ''
+  if (/KEY|TOKEN|SECRET|PASSWORD/.test(name)) return ' (value not shown)'
+  return ` (got ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)})`
 }
 
 /** An empty variable means "unset", as in most shells' `VAR= cmd`. */

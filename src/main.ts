@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
+import { watchRedis } from './cache/redis.ts'
 import { compactHeap } from './heap-compact.ts'
 import { jsonLogStream, loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
@@ -33,7 +34,11 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   })
   // The reader's code is compiled before the first request, not while the first pages wait (30 ms).
   await services.reader.warmInline().catch((err) => app.log.warn({ err }, 'reader warm-up failed'))
-  const url = await app.listen({ host: config.host, port: config.port })
+  if (services.redis && config.redisUrl) watchRedis(services.redis, config.redisUrl, app.log)
+  const url = await app.listen({ host: config.host, port: config.port }).catch(async (err: Error) => {
+    await app.close().catch(() => {})
+    throw new Error(`cannot listen on TRAWL_HOST=${config.host} TRAWL_PORT=${config.port}: ${err.message}`, { cause: err })
+  })
   // The lines logged while starting come before the banner, not after it (they wait in the log's buffer).
   ;(logStream as { flushSync?: () => void }).flushSync?.()
   // Under `serve --processes N` only the first process shows it.
@@ -72,6 +77,7 @@ export async function runWorker(config: Config) {
   const services = await openServices(config)
   const { default: pino } = await import('pino')
   const log = pino(loggerOptions(config.logLevel))
+  if (services.redis && config.redisUrl) watchRedis(services.redis, config.redisUrl, log)
   const workers = startWorkers(services, log as never)
   services.reader.ready().catch((err) => log.warn({ err }, 'reader threads did not start; reading on the main thread'))
   warmUpFetch().catch((err) => log.debug({ err }, 'fetch warm-up failed'))

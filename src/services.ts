@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { refundStaleReservations } from './billing/credits.ts'
-import { connectRedis } from './cache/redis.ts'
+import { connectRedis, redactedUrl } from './cache/redis.ts'
 import { CACHE_TTL_MS, databaseCache, redisCache, withMemory } from './cache/response-cache.ts'
 import type { Config } from './config.ts'
 import type { AppDeps, Services } from './deps.ts'
@@ -37,7 +37,9 @@ export function appDeps(services: Services, log: FastifyBaseLogger): AppDeps {
 }
 
 export async function openServices(config: Config): Promise<Services> {
-  const store = await openStore(config.databaseUrl)
+  const store = await openStore(config.databaseUrl).catch((err: Error) => {
+    throw new Error(`the database at TRAWL_DATABASE_URL=${redactedUrl(config.databaseUrl)} could not be opened: ${err.message}`, { cause: err })
+  })
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null
   const signals = await openSignals(config, store, redis)
   const renderer = createRenderer(config)

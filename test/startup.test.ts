@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
+import { freePort } from './support/free-port.ts'
 
 const run = promisify(execFile)
 const TRAWL = new URL('../bin/trawl.mjs', import.meta.url).pathname
@@ -28,8 +29,8 @@ afterAll(async () => {
 })
 
 /** Starts `trawl serve` and resolves with the URL from its "listening" log line. */
-function startServer(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [TRAWL, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+function startServer(extra: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [TRAWL, 'serve'], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -75,6 +76,34 @@ describe('start-up, CLI and shutdown', () => {
     expect(failed.stderr).toContain('TRAWL_PORT')
     expect(failed.stderr).toContain('TRAWL_DATABASE_URL')
     expect(failed.stderr).toContain('TRAWL_UPSTREAM_HOSTS: "nohost" is not host=baseURL')
+  })
+
+  test('an unreachable database or listen address stops start-up naming the variable and the value', async () => {
+    const port = await freePort()
+    const db = await run(process.execPath, [TRAWL, 'serve'], { env: { ...env, TRAWL_DATABASE_URL: `postgres://trawl:hunter2@127.0.0.1:${port}/x` } }).catch(
+      (e) => e,
+    )
+    expect(db.code).toBe(1)
+    expect(db.stderr).toContain(`the database at TRAWL_DATABASE_URL=postgres://trawl:***@127.0.0.1:${port}/x could not be opened`)
+    expect(db.stderr).not.toContain('hunter2')
+    // An address of no interface here (TEST-NET-1): binding fails at once, nothing is sent.
+    const host = await run(process.execPath, [TRAWL, 'serve'], { env: { ...env, TRAWL_HOST: '192.0.2.1', TRAWL_PORT: String(port) } }).catch((e) => e)
+    expect(host.code).toBe(1)
+    expect(host.stderr).toContain(`cannot listen on TRAWL_HOST=192.0.2.1 TRAWL_PORT=${port}`)
+  })
+
+  test('an unreachable Redis is said at start-up with its variable; the server serves without it', async () => {
+    const port = await freePort()
+    const server = await startServer({ TRAWL_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}` })
+    try {
+      expect(server.output()).toContain(`Redis at TRAWL_REDIS_URL=redis://:***@127.0.0.1:${port} is unreachable`)
+      expect(server.output()).not.toContain('hunter2')
+      expect((await fetch(`${server.url}/livez`)).status).toBe(200)
+    } finally {
+      const exited = new Promise((resolve) => server.child.on('exit', resolve))
+      server.child.kill('SIGTERM')
+      await exited
+    }
   })
 
   test('keys create and migrate work without a server', async () => {
