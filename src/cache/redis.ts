@@ -55,7 +55,10 @@ export function watchRedis(client: Redis, url: string, log: StateLog): void {
   client.on('error', (err: Error) => {
     lastError = err.message
   })
-  if (!up) log.warn(`${where} is unreachable${lastError ? ` (${lastError})` : ''}: serving without it (cache in the database, rate limits in memory) and retrying in the background`)
+  if (!up)
+    log.warn(
+      `${where} is unreachable${lastError ? ` (${lastError})` : ''}: serving without it (cache in the database, rate limits in memory) and retrying in the background`,
+    )
   client.on('ready', () => {
     if (!up) log.info(`${where} is reachable: cache, rate limits and signals use it again`)
     up = true
