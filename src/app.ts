@@ -14,6 +14,7 @@ import { searxngRoutes } from './features/compat/searxng/searxng.routes.ts'
 import { serperRoutes } from './features/compat/serper/serper.routes.ts'
 import { tavilyRoutes } from './features/compat/tavily/tavily.routes.ts'
 import { contextRoutes } from './features/context/context.routes.ts'
+import { researchRoutes } from './features/context/research/research.routes.ts'
 import { crawlRoutes } from './features/crawl/crawl.routes.ts'
 import { cseRoutes } from './features/customsearch/cse.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
@@ -161,6 +162,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   cseRoutes(app, { ...deps, baseUrl: config.baseUrl })
   readingRoutes(app, deps)
   contextRoutes(app, deps)
+  researchRoutes(app, deps)
   firecrawlRoutes(app, deps)
   serperRoutes(app, deps)
   tavilyRoutes(app, deps)

@@ -8,9 +8,11 @@ import { gatePassStore } from './engines/gates/gate-pass.store.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
 import { createEngines, engineOptionsOf } from './engines/registry.ts'
 import { createUpstreamClient } from './engines/upstream/upstream-client.ts'
-import { keyLookup } from './features/accounts/accounts.service.ts'
+import { authForKeyId, keyLookup } from './features/accounts/accounts.service.ts'
 import { pruneExpiredBatchJobs } from './features/batches/batches.store.ts'
 import { batchJobKind } from './features/batches/batches.worker.ts'
+import { pruneExpiredResearch } from './features/context/research/research.store.ts'
+import { researchJobKind } from './features/context/research/research.worker.ts'
 import { pruneExpiredCrawls } from './features/crawl/crawl.store.ts'
 import { crawlJobKind } from './features/crawl/crawl.worker.ts'
 import { pruneLoginAttempts } from './features/dashboard/login-throttle.store.ts'
@@ -29,7 +31,7 @@ import { redisRobots } from './site/robots/robots.redis.ts'
 import { createRobotsCache } from './site/site.discovery.ts'
 import { openStore } from './store/database.ts'
 import { serverSecret } from './store/server-secrets.store.ts'
-import { sealClearWebhookSecrets } from './webhooks/webhooks.service.ts'
+import { pruneOldDeliveries, sealClearWebhookSecrets } from './webhooks/webhooks.service.ts'
 import { webhookJobKind } from './webhooks/webhooks.worker.ts'
 
 export function appDeps(services: Services, log: FastifyBaseLogger): AppDeps {
@@ -88,14 +90,16 @@ export function jobKinds(services: Services, log: FastifyBaseLogger): JobKind[] 
     { ...crawlJobKind(services, log), requestIdColumn: 'request_id' },
     { ...batchJobKind(deps), requestIdColumn: 'request_id' },
     monitorJobKind(deps),
+    // Research acts as the key that queued it, as that key is now (revoked: the job fails).
+    researchJobKind({ ...deps, authFor: (keyId) => authForKeyId(services.store, keyId) }),
   ]
 }
 
 /**
  * Housekeeping every worker runs: refunds reservations left by a crashed process, prunes the
- * response cache, crawl and batch results and monitor run history past their 24 hours, and
- * sign-in attempt counters whose window ended; encrypts webhook secrets an earlier version stored
- * in clear.
+ * response cache, crawl and batch results and monitor run history past their 24 hours, finished
+ * webhook deliveries past their 7 days and sign-in attempt counters whose window ended; encrypts
+ * webhook secrets an earlier version stored in clear.
  */
 export function maintenanceSweeps(services: Services): Sweep[] {
   const { store, cache } = services
@@ -103,8 +107,10 @@ export function maintenanceSweeps(services: Services): Sweep[] {
     { run: (now) => refundStaleReservations(store, now), field: 'refunded', level: 'warn', message: 'refunded reservations left by an interrupted process' },
     { run: () => cache.prune(), field: 'pruned', level: 'debug', message: 'pruned expired cache entries' },
     { run: (now) => pruneExpiredCrawls(store.db, now), field: 'crawls', level: 'debug', message: 'removed crawls past their 24 hours' },
+    { run: (now) => pruneExpiredResearch(store.db, now), field: 'research', level: 'debug', message: 'removed research jobs past their 24 hours' },
     { run: (now) => pruneExpiredBatchJobs(store.db, now), field: 'jobs', level: 'debug', message: 'removed batch jobs past their 24 hours' },
     { run: (now) => pruneExpiredMonitorRuns(store.db, now), field: 'runs', level: 'debug', message: 'removed monitor run results past their 24 hours' },
+    { run: (now) => pruneOldDeliveries(store, now), field: 'deliveries', level: 'debug', message: 'pruned old webhook deliveries' },
     { run: () => sealClearWebhookSecrets(store), field: 'sealed', level: 'info', message: 'encrypted webhook secrets stored in clear by an earlier version' },
     { run: (now) => pruneLoginAttempts(store.db, now), field: 'attempts', level: 'debug', message: 'removed sign-in attempt counters whose window ended' },
   ]
@@ -112,6 +118,12 @@ export function maintenanceSweeps(services: Services): Sweep[] {
 
 /** The job runners and housekeeping of one process: what `npm start` runs beside the API and `trawl worker` runs alone. */
 export function startWorkers(services: Services, log: FastifyBaseLogger) {
-  const set = { store: services.store, kinds: jobKinds(services, log), sweeps: maintenanceSweeps(services), pollMs: services.config.schedulerPollMs }
+  const set = {
+    store: services.store,
+    signals: services.signals,
+    kinds: jobKinds(services, log),
+    sweeps: maintenanceSweeps(services),
+    pollMs: services.config.schedulerPollMs,
+  }
   return startJobWorkers(set, log)
 }

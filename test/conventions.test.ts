@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Tables } from '../src/store/schema.ts'
 import { errorOf } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
@@ -269,6 +270,54 @@ describe('source layout', () => {
         })
     }
     expect(offences, "move these statements into the owner's *.store.ts").toEqual([])
+  })
+
+  // Each table is read and written only by its owner's *.store.ts files (the owner: the feature that
+  // creates and writes its rows); everyone else calls the owner's named functions. Typed by the
+  // schema, so a new table needs an owner here. The accounts row is shared by column: billing moves
+  // balance_mc with the ledger in one transaction, and webhooks/ keeps the webhook URL and secret
+  // (a lower floor, which may not import the accounts feature). jobs/jobs.store.ts leases rows of
+  // whichever table a JobKind names, so it names none itself.
+  const OWNERS: Record<keyof Tables, readonly string[]> = {
+    accounts: ['src/features/accounts/', 'src/billing/', 'src/webhooks/'],
+    users: ['src/features/accounts/'],
+    api_keys: ['src/features/accounts/'],
+    usage_counters: ['src/billing/'],
+    ledger: ['src/billing/'],
+    reservations: ['src/billing/'],
+    cache_entries: ['src/cache/'],
+    sessions: ['src/features/dashboard/'],
+    login_attempts: ['src/features/dashboard/'],
+    webhook_deliveries: ['src/webhooks/'],
+    crawls: ['src/features/crawl/'],
+    crawl_pages: ['src/features/crawl/'],
+    batch_jobs: ['src/features/batches/'],
+    monitors: ['src/features/monitors/'],
+    monitor_runs: ['src/features/monitors/'],
+    monitor_seen: ['src/features/monitors/'],
+    research_jobs: ['src/features/context/research/'],
+    server_secrets: ['src/store/'],
+    engine_passes: ['src/engines/gates/'],
+  }
+  const TABLE_NAMED = [
+    /\.(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|innerJoin|leftJoin|rightJoin|fullJoin)\(\s*['"`](\w+)/g,
+    /\b(?:from|join|into|update)\s+(\w+)/gi,
+  ]
+
+  test("each table is named only in its owner's *.store.ts files", () => {
+    const offences: string[] = []
+    for (const file of sources(join(root, 'src'))) {
+      const path = relative(root, file).split('\\').join('/')
+      if (!path.endsWith('.store.ts')) continue
+      const code = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '')
+      const named = new Set(TABLE_NAMED.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1]!)))
+      for (const [table, owners] of Object.entries(OWNERS)) {
+        if (named.has(table) && !owners.some((owner) => path.startsWith(owner))) offences.push(`${path}: ${table} (owned by ${owners.join(', ')})`)
+      }
+    }
+    expect(offences, "call a named function of the owner's store instead").toEqual([])
   })
 })
 

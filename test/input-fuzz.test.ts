@@ -31,6 +31,8 @@ const num = (lo: number, hi: number): Kind => ({ type: 'number', ok: (v) => type
 const int = (lo: number, hi: number): Kind => ({ type: 'number', ok: (v) => Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi })
 const oneOf = (...values: (string | number)[]): Kind => ({ type: typeof values[0] === 'number' ? 'number' : 'string', ok: (v) => values.includes(v as never) })
 const bool: Kind = { type: 'boolean', ok: (v) => typeof v === 'boolean' }
+/** A JSON object (POST only): output_schema, whose content is checked past parsing (a 501 without a model, here). */
+const jsonObject: Kind = { type: 'string', ok: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) }
 const list = (item: Kind, max: number, min = 1): Kind => ({
   type: 'array',
   ok: (v) => Array.isArray(v) && v.length >= min && v.length <= max && v.every(item.ok),
@@ -369,6 +371,24 @@ function routes(site: string): Route[] {
     },
     { method: 'GET', path: '/v1/crawl/:id', auth: 'key', params: {}, fuzzId: true },
     { method: 'DELETE', path: '/v1/crawl/:id', auth: 'key', params: {}, fuzzId: true },
+    {
+      method: 'POST',
+      path: '/v1/research',
+      auth: 'key',
+      base: { input: 'coffee' },
+      params: {
+        input: required(text(2000)),
+        output_schema: jsonObject,
+        max_searches: int(1, 10),
+        max_pages: int(1, 30),
+        max_tokens: int(1000, 50_000),
+        engine,
+        webhook_url: httpUrl(),
+      },
+    },
+    { method: 'GET', path: '/v1/research/:id', auth: 'key', params: {}, fuzzId: true },
+    { method: 'GET', path: '/v1/research/:id/events', auth: 'key', params: {}, fuzzId: true },
+    { method: 'DELETE', path: '/v1/research/:id', auth: 'key', params: {}, fuzzId: true },
     {
       method: 'POST',
       path: '/v1/batches',

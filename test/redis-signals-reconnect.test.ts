@@ -180,7 +180,7 @@ for (const database of databases) {
 
     test('after the Redis server restarts, a batch queued through A wakes the idle batch runner in B', async () => {
       const { a, b, redis, admin } = await twoProcesses()
-      const runner = startJobRunner(b.services.store, b.app.log, { ...batchJobKind(appDeps(b.services, b.app.log)), pollMs: HOUR }, HOUR)
+      const runner = startJobRunner(b.services, b.app.log, { ...batchJobKind(appDeps(b.services, b.app.log)), pollMs: HOUR }, HOUR)
       cleanups.push(() => runner.stop())
       // A throwaway server has no memory of the old subscriptions: only resubscribing brings them back.
       await redis.restart()

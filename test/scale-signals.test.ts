@@ -92,7 +92,7 @@ for (const t of transports) {
 
     /** B's runner of one job kind, polling once an hour: only a wake-up signal makes it look sooner. */
     function runnerOnB(kind: JobKind) {
-      return startJobRunner(b.services.store, b.app.log, { ...kind, pollMs: HOUR }, HOUR)
+      return startJobRunner(b.services, b.app.log, { ...kind, pollMs: HOUR }, HOUR)
     }
 
     test('both use the expected transport', () => {

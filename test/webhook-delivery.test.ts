@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { loadConfig } from '../src/config.ts'
 import { createAccount, patchAccount } from '../src/features/accounts/accounts.service.ts'
 import { claimDue } from '../src/jobs/jobs.store.ts'
+import { memorySignals } from '../src/signals/signals.ts'
 import { openStore, type Store } from '../src/store/database.ts'
 import { REFUSED_ADDRESS_ERROR } from '../src/webhooks/webhook.deliver.ts'
 import { enqueueWebhook, getWebhookDelivery, readWebhookSecret, webhookDeliveryStatus } from '../src/webhooks/webhooks.service.ts'
@@ -38,7 +39,7 @@ async function accountWithWebhook(trawl: Trawl, url: string) {
   return { accountId: id, secret: (await readWebhookSecret(trawl.services.store, id))! }
 }
 
-function worker(services: Trawl['services'] | { config: Trawl['services']['config']; store: Store }, opts: WebhookWorkerOptions = {}): WebhookWorker {
+function worker(services: Pick<Trawl['services'], 'config' | 'store' | 'signals'>, opts: WebhookWorkerOptions = {}): WebhookWorker {
   const w = startWebhookWorker(services, silent, { pollMs: 50, ...opts })
   cleanups.push(() => w.stop())
   return w
@@ -59,15 +60,15 @@ describe('enqueueWebhook', () => {
     const trawl = await fresh()
     const { store } = trawl.services
     const bare = await trawl.account()
-    expect(await enqueueWebhook(store, { accountId: bare.id, event: 'crawl.completed', payload: {} })).toBeNull()
+    expect(await enqueueWebhook(trawl.services, { accountId: bare.id, event: 'crawl.completed', payload: {} })).toBeNull()
     // A job's own webhook_url works without an account URL and creates the account's secret.
-    const own = await enqueueWebhook(store, { accountId: bare.id, event: 'crawl.completed', url: 'https://example.test/own', payload: { a: 1 } })
+    const own = await enqueueWebhook(trawl.services, { accountId: bare.id, event: 'crawl.completed', url: 'https://example.test/own', payload: { a: 1 } })
     expect(await getWebhookDelivery(store, own!.id)).toMatchObject({ url: 'https://example.test/own', status: 'queued', attempts: 0, payload: '{"a":1}' })
     expect(await readWebhookSecret(store, bare.id)).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
 
     const { accountId } = await accountWithWebhook(trawl, 'https://example.test/account')
-    const first = await enqueueWebhook(store, { accountId, event: 'batch.completed', payload: { n: 1 }, id: 'job-1' })
-    const again = await enqueueWebhook(store, { accountId, event: 'batch.completed', payload: { n: 2 }, id: 'job-1' })
+    const first = await enqueueWebhook(trawl.services, { accountId, event: 'batch.completed', payload: { n: 1 }, id: 'job-1' })
+    const again = await enqueueWebhook(trawl.services, { accountId, event: 'batch.completed', payload: { n: 2 }, id: 'job-1' })
     expect(first).toEqual({ id: 'job-1' })
     expect(again).toEqual({ id: 'job-1' })
     expect(await getWebhookDelivery(store, 'job-1')).toMatchObject({ url: 'https://example.test/account', payload: '{"n":1}' })
@@ -93,7 +94,7 @@ describe('delivery', () => {
     const { accountId, secret } = await accountWithWebhook(trawl, r.url)
     const payload = { event: 'crawl.completed', id: 'crawl-1', status: 'completed', note: 'ünïcode ✓' }
     worker(trawl.services)
-    const { id } = (await enqueueWebhook(trawl.services.store, { accountId, event: 'crawl.completed', payload }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', payload }))!
     const row = await finished(trawl.services.store, id)
 
     expect(row).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204, last_error: null })
@@ -127,7 +128,7 @@ describe('delivery', () => {
     const r = await receiver((_n, res) => res.writeHead(500).end('boom'))
     const { accountId } = await accountWithWebhook(trawl, r.url)
     worker(trawl.services, { retryBaseMs: 5, pollMs: 20 })
-    const { id } = (await enqueueWebhook(trawl.services.store, { accountId, event: 'monitor.results', payload: { x: 1 } }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId, event: 'monitor.results', payload: { x: 1 } }))!
     const row = await finished(trawl.services.store, id)
     expect(row).toMatchObject({ status: 'failed', attempts: 8, last_status_code: 500, last_error: 'HTTP 500: boom', delivered_at: null })
     expect(await webhookDeliveryStatus(trawl.services.store, id)).toBe('failed')
@@ -144,7 +145,7 @@ describe('delivery', () => {
     })
     const { accountId } = await accountWithWebhook(trawl, r.url)
     worker(trawl.services, { maxAttempts: 1 })
-    const { id } = (await enqueueWebhook(trawl.services.store, { accountId, event: 'crawl.completed', payload: {} }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', payload: {} }))!
     expect(await finished(trawl.services.store, id)).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 302 })
     expect(r.hits.map((h) => h.path)).toEqual(['/hooks'])
   })
@@ -158,7 +159,7 @@ describe('delivery', () => {
     const { accountId } = await accountWithWebhook(trawl, r.url)
     worker(trawl.services, { attemptTimeoutMs: 300, maxAttempts: 1 })
     const started = Date.now()
-    const { id } = (await enqueueWebhook(trawl.services.store, { accountId, event: 'crawl.completed', payload: {} }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', payload: {} }))!
     expect(await finished(trawl.services.store, id)).toMatchObject({ status: 'failed', last_status_code: null, last_error: 'no answer within 300 ms' })
     expect(Date.now() - started).toBeLessThan(1500)
     expect(r.hits).toHaveLength(1)
@@ -170,8 +171,8 @@ describe('delivery', () => {
     const { accountId } = await accountWithWebhook(trawl, r.url)
     worker(trawl.services)
     const { store } = trawl.services
-    const byIp = (await enqueueWebhook(store, { accountId, event: 'crawl.completed', payload: {} }))!
-    const byName = (await enqueueWebhook(store, { accountId, event: 'crawl.completed', url: r.url.replace('127.0.0.1', 'localhost'), payload: {} }))!
+    const byIp = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', payload: {} }))!
+    const byName = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', url: r.url.replace('127.0.0.1', 'localhost'), payload: {} }))!
     for (const { id } of [byIp, byName]) {
       // No retry: every later attempt would be refused the same way.
       expect(await finished(store, id)).toMatchObject({
@@ -253,7 +254,7 @@ describe('durability', () => {
     const r = await receiver()
     const first = await startTrawl({ TRAWL_ALLOW_PRIVATE_NETWORK: 'true', ...env }) // closed below, by hand
     const { accountId, secret } = await accountWithWebhook(first, r.url)
-    const { id } = (await enqueueWebhook(first.services.store, { accountId, event: 'batch.completed', payload: { job: 1 }, id: 'job-durable' }))!
+    const { id } = (await enqueueWebhook(first.services, { accountId, event: 'batch.completed', payload: { job: 1 }, id: 'job-durable' }))!
     await first.close()
 
     const second = await fresh(env)
@@ -270,7 +271,7 @@ describe('durability', () => {
     const r = await receiver()
     const { accountId } = await accountWithWebhook(trawl, r.url)
     const { store } = trawl.services
-    const { id } = (await enqueueWebhook(store, { accountId, event: 'crawl.completed', payload: {} }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId, event: 'crawl.completed', payload: {} }))!
     // What a process killed mid-attempt leaves behind: a running row with a lease nobody renews.
     const claimedAt = Date.now()
     expect(await claimDue(store, 'webhook_deliveries', { workerId: 'killed-worker', leaseMs: 400, limit: 10 })).toEqual([id])
@@ -295,9 +296,12 @@ describe.skipIf(skipWithoutPostgres)('delivery on PostgreSQL', () => {
     const [main] = stores as [Store, Store, Store]
     const created = await createAccount(main, { email: 'pg-webhooks@example.test', plan: 'free', credits: 0 })
     await patchAccount(main, created.account.id, { webhook_url: r.url })
-    for (const store of stores) worker({ config, store }, { pollMs: 20, concurrency: 4 })
+    // One process's signals, as the services of one process would have them.
+    const signals = memorySignals()
+    for (const store of stores) worker({ config, store, signals }, { pollMs: 20, concurrency: 4 })
     const ids: string[] = []
-    for (let i = 0; i < 30; i++) ids.push((await enqueueWebhook(main, { accountId: created.account.id, event: 'batch.completed', payload: { i } }))!.id)
+    for (let i = 0; i < 30; i++)
+      ids.push((await enqueueWebhook({ store: main, signals }, { accountId: created.account.id, event: 'batch.completed', payload: { i } }))!.id)
     await waitFor(async () => {
       const done = await main.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'delivered').execute()
       return done.length === ids.length

@@ -134,7 +134,7 @@ test('a rotation between attempts: the retry is signed with the new secret, afre
   // A retry base above a second guarantees the two attempts carry different timestamps.
   const worker = startWebhookWorker(trawl.services, trawl.app.log, { retryBaseMs: 1100, pollMs: 50 })
   try {
-    const { id } = (await enqueueWebhook(trawl.services.store, { accountId: ownerRow.account_id, event: 'batch.completed', payload: { id: 'job-9' } }))!
+    const { id } = (await enqueueWebhook(trawl.services, { accountId: ownerRow.account_id, event: 'batch.completed', payload: { id: 'job-9' } }))!
     const row = await waitFor(async () => {
       const d = await getWebhookDelivery(trawl.services.store, id)
       return d?.status === 'delivered' ? d : null

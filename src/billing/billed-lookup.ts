@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto'
 import type { ResponseCache } from '../cache/response-cache.ts'
 import type { AuthContext } from '../http/auth.ts'
 import type { Store } from '../store/database.ts'
-import { charge, reserve, settle } from './credits.ts'
+import { charge, payerOf, reserve, settle } from './credits.ts'
 import { toCredits } from './money.ts'
 import { cacheHitPriceMc } from './prices.ts'
 
-/** A response body every search-style endpoint shares: a meta record beside what was found. */
+/** The reply of a paid endpoint: a meta record beside what was found, finished here (request_id, credits_used, latency_ms). */
 export interface LookupBody {
-  meta: Record<string, unknown>
+  meta: object
 }
 
 export interface LookupDeps {
@@ -34,7 +34,78 @@ export interface LookupOutcome<B> {
   usedMc: number
   balanceMc: number | null
   cacheHit: boolean
-  cacheKey: string
+  /** The cache entry's key, on lookups that keep answers: a replayed body's tokens are counted once per entry. */
+  cacheKey?: string
+}
+
+/** The request id and the clock of one lookup, as its ask sees them. */
+export interface LookupTicket {
+  requestId: string
+  started: number
+}
+
+/**
+ * Billed work on top of a non-empty answer (the result pages of include_content, or what POST
+ * /v1/context reads): held with the lookup, it returns the body with its additions and what they
+ * earned. What it adds is never part of the cached body.
+ */
+export interface Enrichment<B> {
+  reserveMc: number
+  run(body: B, fromCache: boolean): Promise<{ body: B; usedMc: number }>
+}
+
+/** What a paid endpoint brings to its billed lookup: the steps around it are the same for every one. */
+export interface Lookup<B extends LookupBody> {
+  /** Ledger label: the endpoint's path. */
+  endpoint: string
+  /** Held before any upstream work: the most the call can cost at the realtime price. */
+  holdMc: number
+  /** The upstream work. Whatever it throws, the hold is returned in full. */
+  ask(ticket: LookupTicket): Promise<B>
+  /** What a delivered answer costs at the realtime price; an answer priced 0 is never cached. */
+  priceMc(body: B): number
+  /**
+   * Endpoints with max_age keep their answers under the normalised request (`key`: equal requests
+   * share one entry) and sell them again, up to `maxAge` seconds old, at half price.
+   */
+  cache?: { key: object; maxAge: number | undefined }
+  enrich?: Enrichment<B>
+}
+
+/**
+ * The billed call every paid endpoint makes, with what differs in `lookup`. A cached answer with
+ * nothing to add is sold without a hold (the work is done); otherwise credits are held, the answer
+ * asked (or replayed and enriched), kept for later replays, and the hold settled on what was
+ * delivered. Leaving before the settle, by any error, returns the whole hold (`await using`).
+ */
+export async function billedLookup<B extends LookupBody>(
+  deps: LookupDeps,
+  auth: AuthContext,
+  billing: Billing,
+  requestId: string,
+  lookup: Lookup<B>,
+): Promise<LookupOutcome<B>> {
+  const ticket: Ticket = { endpoint: lookup.endpoint, requestId, started: performance.now(), cacheKey: lookup.cache && lookupCacheKey(lookup.cache.key) }
+  const cached = await readCachedAnswer<B>(deps, ticket, lookup.cache?.maxAge)
+  if (cached && !lookup.enrich) return payForCached(deps, auth, billing, ticket, cached, lookup.priceMc(cached.body))
+  await using hold = await holdCredits(deps, auth, billing, ticket, priceAsServed(lookup.holdMc, cached) + (lookup.enrich?.reserveMc ?? 0))
+  let body = cached?.body ?? (await lookup.ask(ticket))
+  const liveMc = lookup.priceMc(body)
+  if (!cached && liveMc > 0) await cacheAnswer(deps, ticket, body)
+  let usedMc = priceAsServed(liveMc, cached)
+  if (lookup.enrich && liveMc > 0) {
+    const enriched = await lookup.enrich.run(body, cached != null)
+    body = enriched.body
+    usedMc += enriched.usedMc
+  }
+  // Awaited here, inside the hold's scope: it is disposed of only once settled.
+  return await hold.settle(body, usedMc, cached)
+}
+
+/** One lookup's paperwork: the ledger label and, for endpoints that keep answers, the cache key. */
+interface Ticket extends LookupTicket {
+  endpoint: string
+  cacheKey: string | undefined
 }
 
 function lookupCacheKey(request: object): string {
@@ -52,30 +123,15 @@ function lookupCacheKey(request: object): string {
 /** Requests repeat (that is what the cache is for): their keys are remembered rather than hashed again each time. */
 const recentKeys = new Map<string, string>()
 
-/**
- * One lookup's paperwork, made when the request starts: the ledger label, the cache key of its
- * normalised request (equal requests share one entry) and the clock its latency is read from.
- */
-export interface LookupTicket {
-  endpoint: string
-  requestId: string
-  cacheKey: string
-  started: number
-}
-
-export function lookupTicket(endpoint: string, request: object, requestId: string): LookupTicket {
-  return { endpoint, requestId, cacheKey: lookupCacheKey(request), started: performance.now() }
-}
-
 /** An answer stored by an earlier lookup, accepted up to `max_age` seconds old at half price. */
-export interface CachedAnswer<B> {
+interface CachedAnswer<B> {
   body: B
   cachedAt: string
 }
 
 /** The cached answer to this request when the caller allows one (`maxAge`) and it is young enough. */
-export async function readCachedAnswer<B>(deps: LookupDeps, ticket: LookupTicket, maxAge: number | undefined): Promise<CachedAnswer<B> | null> {
-  if (!maxAge) return null
+async function readCachedAnswer<B>(deps: LookupDeps, ticket: Ticket, maxAge: number | undefined): Promise<CachedAnswer<B> | null> {
+  if (!maxAge || !ticket.cacheKey) return null
   const hit = await deps.cache.get<B>(ticket.cacheKey).catch((err) => {
     deps.log.warn({ err }, 'cache read failed; looking up live')
     return null
@@ -85,22 +141,23 @@ export async function readCachedAnswer<B>(deps: LookupDeps, ticket: LookupTicket
 }
 
 /** Keeps a non-empty live answer for later max_age replays; a failed write costs the caller nothing. */
-export async function cacheAnswer(deps: LookupDeps, ticket: LookupTicket, body: object): Promise<void> {
+async function cacheAnswer(deps: LookupDeps, ticket: Ticket, body: object): Promise<void> {
+  if (!ticket.cacheKey) return
   await deps.cache.set(ticket.cacheKey, body, deps.cacheTtlMs).catch((err) => deps.log.warn({ err }, 'cache write failed'))
 }
 
 /** What an answer costs: its live price, or half of it when it came from the cache. */
-export const priceAsServed = (liveMc: number, cached: CachedAnswer<unknown> | null) => (cached ? cacheHitPriceMc(liveMc) : liveMc)
+const priceAsServed = (liveMc: number, cached: CachedAnswer<unknown> | null) => (cached ? cacheHitPriceMc(liveMc) : liveMc)
 
 /**
  * A cached answer sold again with nothing to add: work already done, so nothing is held. Realtime
  * billing takes it in one transaction; prepaid and free billing only report the price.
  */
-export async function payForCached<B extends LookupBody>(
+async function payForCached<B extends LookupBody>(
   deps: LookupDeps,
   auth: AuthContext,
   billing: Billing,
-  ticket: LookupTicket,
+  ticket: Ticket,
   cached: CachedAnswer<B>,
   liveMc: number,
 ): Promise<LookupOutcome<B>> {
@@ -112,25 +169,30 @@ export async function payForCached<B extends LookupBody>(
 
 /**
  * Credits held for a lookup in flight. Every hold ends exactly once: `settle` keeps the price of
- * what was delivered and returns the rest; `release` (a failure) returns everything.
+ * what was delivered and returns the rest; disposed of unsettled (a failure), it returns everything.
  */
-export interface Hold {
+interface Hold extends AsyncDisposable {
   settle<B extends LookupBody>(body: B, usedMc: number, cached: CachedAnswer<B> | null): Promise<LookupOutcome<B>>
-  release(): Promise<void>
 }
 
 /** Holds `amountMc` before any upstream work, as the kind of billing asks. */
-export function holdCredits(deps: LookupDeps, auth: AuthContext, billing: Billing, ticket: LookupTicket, amountMc: number): Promise<Hold> {
+function holdCredits(deps: LookupDeps, auth: AuthContext, billing: Billing, ticket: Ticket, amountMc: number): Promise<Hold> {
   return billing.mode === 'realtime' ? holdRealtime(deps.store, auth, ticket, amountMc) : Promise.resolve(holdPaidElsewhere(ticket, factorOf(billing)))
 }
 
 /** Realtime: a reservation now (402 when the credits are not there), settled on what was delivered. */
-async function holdRealtime(store: Store, auth: AuthContext, ticket: LookupTicket, amountMc: number): Promise<Hold> {
+async function holdRealtime(store: Store, auth: AuthContext, ticket: Ticket, amountMc: number): Promise<Hold> {
   const reservation = await reserve(store, payerOf(auth), amountMc, ticket.requestId, ticket.endpoint)
+  let settled = false
   return {
-    settle: async (body, usedMc, cached) => outcome(body, usedMc, await settle(store, reservation, usedMc), ticket, cached),
-    release: async () => {
-      await settle(store, reservation, 0)
+    async settle(body, usedMc, cached) {
+      const balanceMc = await settle(store, reservation, usedMc)
+      settled = true
+      return outcome(body, usedMc, balanceMc, ticket, cached)
+    },
+    // A settle that failed leaves the reservation in place: the caller got no answer, so it is all returned.
+    async [Symbol.asyncDispose]() {
+      if (!settled) await settle(store, reservation, 0)
     },
   }
 }
@@ -139,25 +201,17 @@ async function holdRealtime(store: Store, auth: AuthContext, ticket: LookupTicke
  * Prepaid (a batch job, charged when queued) and free (the keyless playground): nothing is held;
  * the outcome reports `factor` times the realtime price, which the caller settles itself.
  */
-function holdPaidElsewhere(ticket: LookupTicket, factor: number): Hold {
+function holdPaidElsewhere(ticket: Ticket, factor: number): Hold {
   return {
     settle: async (body, usedMc, cached) => outcome(body, Math.round(usedMc * factor), null, ticket, cached),
-    release: async () => {},
+    [Symbol.asyncDispose]: async () => {},
   }
 }
 
 const factorOf = (billing: Billing) => (billing.mode === 'prepaid' ? billing.factor : billing.mode === 'free' ? 0 : 1)
 
-const payerOf = (auth: AuthContext) => ({ accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc })
-
 /** The reply's meta made final. A new object: cached bodies are shared and never changed in place. */
-function outcome<B extends LookupBody>(
-  body: B,
-  usedMc: number,
-  balanceMc: number | null,
-  ticket: LookupTicket,
-  cached: CachedAnswer<B> | null,
-): LookupOutcome<B> {
+function outcome<B extends LookupBody>(body: B, usedMc: number, balanceMc: number | null, ticket: Ticket, cached: CachedAnswer<B> | null): LookupOutcome<B> {
   const meta = {
     ...body.meta,
     request_id: ticket.requestId,
@@ -169,30 +223,3 @@ function outcome<B extends LookupBody>(
 }
 
 export const elapsed = (started: number) => Math.round(performance.now() - started)
-
-/** The response `meta` of a live answer; request_id, credits and latency are final after settling. */
-export function liveMeta(requestId: string, answer: { engine: string; attempts: unknown }, started: number, results: readonly unknown[], quality: string) {
-  return {
-    request_id: requestId,
-    credits_used: 0,
-    cached: false,
-    engine: answer.engine,
-    route: answer.attempts,
-    latency_ms: elapsed(started),
-    parse_quality: results.length === 0 ? 'empty' : quality,
-    resolved_urls: !results.some(isRedirectLink),
-  }
-}
-
-/**
- * Links that lead through the engine before the page: Google News' article links (the feed gives
- * no other), and the click-tracking forms of Google, Bing and DuckDuckGo should a parser ever pass
- * one on. `resolved_urls` is false when any result links through one of them.
- */
-const REDIRECT_LINK =
-  /^https?:\/\/(?:news\.google\.com\/(?:rss\/)?articles\/|(?:www\.)?google\.[a-z.]+\/url\?|(?:www\.)?bing\.com\/ck\/a\?|(?:html\.)?duckduckgo\.com\/l\/\?)/i
-
-function isRedirectLink(result: unknown): boolean {
-  const link = (result as { link?: unknown } | null)?.link
-  return typeof link === 'string' && REDIRECT_LINK.test(link)
-}

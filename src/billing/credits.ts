@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors.ts'
+import type { AuthContext } from '../http/auth.ts'
 import { metrics } from '../metrics/metrics.ts'
 import type { Store, Tx } from '../store/database.ts'
 import type { ReservationRow } from '../store/schema.ts'
@@ -11,6 +12,9 @@ export interface Payer {
   keyId: string
   keyLimitMc: number | null
 }
+
+/** Who pays for a call made with an API key: its account, within the key's own monthly limit. */
+export const payerOf = (auth: AuthContext): Payer => ({ accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc })
 
 export interface Reservation {
   id: string

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import { AccountIdParams, AddCreditsBody, CreateAccountBody, CreateKeyBody, PasswordBody } from '../features/accounts/accounts.schema.ts'
+import type { KeyDeps } from '../features/dashboard/keys.service.ts'
+import type { SessionUser } from '../features/dashboard/sessions.service.ts'
 import { parseWith } from '../http/parse-input.ts'
 import type { Store } from '../store/database.ts'
 import { type Command, type Flags, type Parsed, positionalsExactly, str, UsageError } from './command.ts'
@@ -41,8 +43,6 @@ async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   try {
     return await work(store)
   } finally {
-    // A key command's signal to the running servers is sent before the store closes.
-    await (await import('../signals/signals.ts')).signalsOf(store)?.close()
     await store.close()
   }
 }
@@ -53,7 +53,7 @@ async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
  * servers drop the old secret at once when a signal reaches them (Redis or PostgreSQL; src/signals),
  * else within TRAWL_KEY_CACHE_MS.
  */
-async function asOwner(store: Store, accountId: string) {
+async function asOwner<T>(store: Store, accountId: string, work: (deps: KeyDeps, user: SessionUser) => Promise<T>): Promise<T> {
   const { findOwner } = await import('../features/accounts/accounts.store.ts')
   const { KeyCache } = await import('../http/auth.ts')
   const { keyLookup } = await import('../features/accounts/accounts.service.ts')
@@ -61,9 +61,11 @@ async function asOwner(store: Store, accountId: string) {
   const { loadConfig } = await import('../config.ts')
   const owner = await findOwner(store.db, accountId)
   const signals = await openPublisher(loadConfig(), store, { warn: (_obj, msg) => process.stderr.write(`trawl: ${msg}\n`) })
-  return {
-    deps: { store, keys: new KeyCache(keyLookup(store), 0, signals) },
-    user: { id: owner.id, email: owner.email, role: 'owner' as const, accountId },
+  try {
+    return await work({ store, keys: new KeyCache(keyLookup(store), 0, signals) }, { id: owner.id, email: owner.email, role: 'owner', accountId })
+  } finally {
+    // A key command's signal to the running servers is sent before the store closes.
+    await signals.close()
   }
 }
 
@@ -294,8 +296,7 @@ export const operatorCommands: Command[] = [
         }
         const account = await service.getAccount(store, id)
         const users = await service.accountUsers(store, id)
-        const { deps, user } = await asOwner(store, id)
-        const { keys } = await keysService.listKeys(deps, user)
+        const { keys } = await asOwner(store, id, keysService.listKeys)
         return { account, users, keys }
       })
       if (parsed.values.json) {
@@ -399,8 +400,7 @@ export const operatorCommands: Command[] = [
       const { getAccountRow } = await import('../features/accounts/accounts.service.ts')
       const { keys } = await withStore(async (store) => {
         await getAccountRow(store, id)
-        const { deps, user } = await asOwner(store, id)
-        return listKeys(deps, user)
+        return asOwner(store, id, listKeys)
       })
       if (parsed.values.json) printJson({ keys })
       else print(keys.length ? keyTable(keys) : 'No live keys.')
@@ -419,10 +419,7 @@ export const operatorCommands: Command[] = [
       const [given] = positionalsExactly(parsed, ['<key-id>']) as [string]
       const keyId = idOf(given)
       const { rotateKey } = await import('../features/dashboard/keys.service.ts')
-      const key = await withStore(async (store) => {
-        const { deps, user } = await asOwner(store, await accountOfKey(store, keyId))
-        return rotateKey(deps, user, keyId)
-      })
+      const key = await withStore(async (store) => asOwner(store, await accountOfKey(store, keyId), (deps, user) => rotateKey(deps, user, keyId)))
       if (parsed.values.json) printJson(key)
       else print(`key ${key.id} "${key.name}": ${key.secret}\n${SECRET_NOTE}`)
       return 0
@@ -439,10 +436,7 @@ export const operatorCommands: Command[] = [
       const [given] = positionalsExactly(parsed, ['<key-id>']) as [string]
       const keyId = idOf(given)
       const { revokeKey } = await import('../features/dashboard/keys.service.ts')
-      await withStore(async (store) => {
-        const { deps, user } = await asOwner(store, await accountOfKey(store, keyId))
-        await revokeKey(deps, user, keyId)
-      })
+      await withStore(async (store) => asOwner(store, await accountOfKey(store, keyId), (deps, user) => revokeKey(deps, user, keyId)))
       if (parsed.values.json) printJson({ id: keyId, revoked: true })
       else print(`key ${keyId} revoked`)
       return 0

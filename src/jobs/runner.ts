@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { type LogFields, withLogFields } from '../metrics/log-context.ts'
 import type { QueueStat } from '../metrics/metrics.ts'
-import { signalsOf } from '../signals/signals.ts'
+import type { Signals } from '../signals/signals.ts'
 import type { Store } from '../store/database.ts'
 import { claimDueWith, queueCounts, renewLease, requeueLeased } from './jobs.store.ts'
 
@@ -52,38 +52,21 @@ export interface JobRunner {
   stop(): Promise<void>
 }
 
-const wakers = new WeakMap<Store, Map<string, Set<() => void>>>()
-
 /**
  * Wakes the runners of `kind` (work was just queued): this process's at once, and every other
- * process's through the store's signals (src/signals); without those, they find it at their next poll.
+ * process's where the signals reach it (src/signals); the others find it at their next poll.
  */
-export function wakeJobs(store: Store, kind: string) {
-  const signals = signalsOf(store)
-  if (signals) void signals.publish({ type: 'job-queued', kind })
-  else wakeLocal(store, kind)
+export function wakeJobs(signals: Signals, kind: string) {
+  void signals.publish({ type: 'job-queued', kind })
 }
 
-function wakeLocal(store: Store, kind: string) {
-  for (const wake of wakers.get(store)?.get(kind) ?? []) wake()
+/** Where jobs wait (their tables) and how runners hear that one was queued. */
+export interface JobQueue {
+  store: Store
+  signals: Signals
 }
 
-function onWake(store: Store, kind: string, wake: () => void): () => void {
-  let kinds = wakers.get(store)
-  if (!kinds) {
-    kinds = new Map()
-    wakers.set(store, kinds)
-  }
-  let set = kinds.get(kind)
-  if (!set) {
-    set = new Set()
-    kinds.set(kind, set)
-  }
-  set.add(wake)
-  return () => set.delete(wake)
-}
-
-export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKind, defaultPollMs: number): JobRunner {
+export function startJobRunner({ store, signals }: JobQueue, log: FastifyBaseLogger, kind: JobKind, defaultPollMs: number): JobRunner {
   const workerId = `${kind.name}-${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`
   const running = new Map<string, { lost: boolean; done: Promise<void> }>()
   let stopped = false
@@ -152,8 +135,7 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
       })
   }
 
-  const unsubscribe = onWake(store, kind.name, wake)
-  const unlisten = signalsOf(store)?.on('job-queued', (s) => {
+  const unlisten = signals.on('job-queued', (s) => {
     if (s.kind === kind.name) wake()
   })
   // Not unref'd: in `trawl worker` the polls are what keep the process running.
@@ -165,8 +147,7 @@ export function startJobRunner(store: Store, log: FastifyBaseLogger, kind: JobKi
     async stop() {
       stopped = true
       clearInterval(poll)
-      unsubscribe()
-      unlisten?.()
+      unlisten()
       await claiming
       await Promise.allSettled([...running.values()].map((r) => r.done))
     },

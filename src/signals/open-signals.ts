@@ -3,21 +3,15 @@ import type { Config } from '../config.ts'
 import type { Store } from '../store/database.ts'
 import { notify, postgresSignals } from './notify.store.ts'
 import { redisSignals, SIGNAL_CHANNEL } from './redis.signals.ts'
-import { attachSignals, memorySignals, SignalHub, type SignalLog, type Signals, silent } from './signals.ts'
+import { memorySignals, SignalHub, type SignalLog, type Signals, silent } from './signals.ts'
 
 /**
  * The process's signals: Redis pub/sub when TRAWL_REDIS_URL is set, else PostgreSQL LISTEN/NOTIFY
  * when the store is PostgreSQL, else in-process only (SQLite alone: one process, or processes that
- * learn of each other's changes at their polls). Also made what `signalsOf(store)` returns.
+ * learn of each other's changes at their polls).
  */
 export async function openSignals(config: Pick<Config, 'databaseUrl'>, store: Store, redis: Redis | null, log: SignalLog = silent): Promise<Signals> {
-  const signals = redis
-    ? await redisSignals(redis, log)
-    : store.dialect === 'postgres'
-      ? await postgresSignals(store, config.databaseUrl, log)
-      : memorySignals(log)
-  attachSignals(store, signals)
-  return signals
+  return redis ? await redisSignals(redis, log) : store.dialect === 'postgres' ? await postgresSignals(store, config.databaseUrl, log) : memorySignals(log)
 }
 
 /**
@@ -42,6 +36,5 @@ export async function openPublisher(config: Pick<Config, 'redisUrl'>, store: Sto
   } else if (store.dialect === 'postgres') {
     hub.attach({ send: (message) => notify(store, message), close: async () => {} })
   }
-  attachSignals(store, hub)
   return hub
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import type { Store } from '../store/database.ts'
 
 /**
  * Small typed messages between the processes of one deployment (API processes and `trawl worker`s
@@ -142,18 +141,6 @@ export function memorySignals(log: SignalLog = silent): Signals {
 }
 
 export const silent: SignalLog = { warn() {} }
-
-// Code that is handed only the Store (wakeJobs, crawl cancel) finds the process's signals here.
-const byStore = new WeakMap<Store, Signals>()
-
-/** Makes `signals` the ones `signalsOf(store)` returns (openServices does this once). */
-export function attachSignals(store: Store, signals: Signals) {
-  byStore.set(store, signals)
-}
-
-export function signalsOf(store: Store): Signals | null {
-  return byStore.get(store) ?? null
-}
 
 /** Proxy cool-downs (engines/upstream/proxy-pool.ts) carried as `proxy-penalty` signals. */
 export function proxyPenaltyShare(signals: Signals) {

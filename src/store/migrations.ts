@@ -318,6 +318,42 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute()
       },
     },
+    // POST /v1/research: a leased job row whose steps, sources and model usage are written as it
+    // goes, so a restarted job resumes where it was and pays for nothing twice.
+    '0012_research_jobs': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('research_jobs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_id', 'text', (c) => c.notNull())
+          .addColumn('request_id', 'text', (c) => c.notNull())
+          .addColumn('request', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('run_at', 'bigint', (c) => c.notNull())
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'bigint')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('cancel_requested', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('steps', 'text', (c) => c.notNull())
+          .addColumn('sources', 'text', (c) => c.notNull())
+          .addColumn('meta', 'text', (c) => c.notNull())
+          .addColumn('result', 'text')
+          .addColumn('error', 'text')
+          .addColumn('credits_reserved_mc', 'bigint', (c) => c.notNull())
+          .addColumn('credits_used_mc', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('webhook_url', 'text')
+          .addColumn('webhook_delivery_id', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('started_at', 'bigint')
+          .addColumn('completed_at', 'bigint')
+          .addColumn('expires_at', 'bigint')
+          .execute()
+        await db.schema.createIndex('research_jobs_due').on('research_jobs').columns(['status', 'run_at']).execute()
+        await db.schema.createIndex('research_jobs_account').on('research_jobs').columns(['account_id', 'status']).execute()
+        await db.schema.createIndex('research_jobs_expires').on('research_jobs').columns(['expires_at']).execute()
+      },
+    },
   }
 }
 

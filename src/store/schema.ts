@@ -24,6 +24,7 @@ export interface Tables {
   monitor_seen: MonitorSeenRow
   login_attempts: LoginAttemptRow
   engine_passes: EnginePassRow
+  research_jobs: ResearchJobRow
 }
 
 export interface AccountRow {
@@ -124,7 +125,7 @@ export interface SessionRow {
 export interface WebhookDeliveryRow {
   id: string
   account_id: string
-  event: 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'webhook.test'
+  event: 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'research.completed' | 'webhook.test'
   url: string
   /** The exact body sent on every attempt (JSON text): signatures cover these bytes. */
   payload: string
@@ -301,4 +302,38 @@ export interface EnginePassRow {
   updated_at: number
   /** Epoch ms when its last cookie expires; the row is ignored, then deleted, after it. */
   expires_at: number
+}
+
+/** A research job (POST /v1/research): a leased work row (jobs/jobs.store.ts) with what it found so far. */
+export interface ResearchJobRow {
+  id: string
+  account_id: string
+  key_id: string
+  request_id: string
+  /** The normalised request, JSON. */
+  request: string
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+  cancel_requested: number
+  /** The steps taken so far (JSON array), written as each ends: the events stream reads them. */
+  steps: string
+  /** Every passage used, numbered across sub-queries (JSON array); kept when the job fails. */
+  sources: string
+  /** Model calls and tokens, searches, pages and passage tokens so far (JSON). */
+  meta: string
+  /** The report or the data, once completed (JSON). */
+  result: string | null
+  error: string | null
+  credits_reserved_mc: number
+  credits_used_mc: number
+  webhook_url: string | null
+  webhook_delivery_id: string | null
+  created_at: number
+  started_at: number | null
+  completed_at: number | null
+  /** completed_at + 24 h: GET answers 404 after it. */
+  expires_at: number | null
 }

@@ -22,7 +22,7 @@ export function signStandard(secret: string, id: string, timestamp: number, rawB
 }
 
 /** `webhook.test`: the dashboard's "send test event" (sent once, not retried). */
-export type WebhookEvent = 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'webhook.test'
+export type WebhookEvent = 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'research.completed' | 'webhook.test'
 
 /** Every header of one attempt; signed afresh each time, so a rotated secret applies at once. */
 export function webhookHeaders(input: { id: string; event: WebhookEvent; secret: string; body: string; now?: number }): Record<string, string> {

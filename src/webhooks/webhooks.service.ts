@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors.ts'
-import { wakeJobs } from '../jobs/runner.ts'
+import { type JobQueue, wakeJobs } from '../jobs/runner.ts'
 import { currentRequestId } from '../metrics/log-context.ts'
 import { newWebhookSecret } from '../security/secrets.ts'
 import type { Store, Tx } from '../store/database.ts'
 import { isSealed, seal, unseal } from '../store/sealed.ts'
 import type { WebhookEvent } from './webhook.sign.ts'
-import { clearWebhookSecrets, findDelivery, findWebhookSettings, insertDelivery, replaceWebhookSecret, setSecretIfMissing } from './webhooks.store.ts'
+import {
+  clearWebhookSecrets,
+  findDelivery,
+  findWebhookSettings,
+  insertDelivery,
+  pruneFinished,
+  replaceWebhookSecret,
+  setSecretIfMissing,
+} from './webhooks.store.ts'
 
 export type { WebhookEvent } from './webhook.sign.ts'
 
@@ -24,7 +32,7 @@ export interface EnqueueWebhookInput {
 /** Batch/crawl/monitor view of a delivery (their `webhook_status`). */
 export type WebhookStatus = 'pending' | 'delivered' | 'failed'
 
-/** The job kind that delivers webhooks: what `wakeJobs(store, WEBHOOK_JOB)` wakes. */
+/** The job kind that delivers webhooks: what `wakeJobs(signals, WEBHOOK_JOB)` wakes. */
 export const WEBHOOK_JOB = 'webhook'
 
 /**
@@ -33,7 +41,8 @@ export const WEBHOOK_JOB = 'webhook'
  * own completion; the in-process wake-up then fires before the commit, so that row is picked up by
  * the next poll instead (at most a second later).
  */
-export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, tx?: Tx): Promise<{ id: string } | null> {
+export async function enqueueWebhook(queue: JobQueue, input: EnqueueWebhookInput, tx?: Tx): Promise<{ id: string } | null> {
+  const { store, signals } = queue
   const db = tx ?? store.db
   const settings = await findWebhookSettings(db, input.accountId)
   const url = input.url ?? settings?.webhook_url ?? null
@@ -60,7 +69,7 @@ export async function enqueueWebhook(store: Store, input: EnqueueWebhookInput, t
     // The request being served, or the one that created the job now ending: the delivery's log lines name it.
     request_id: currentRequestId() ?? null,
   })
-  wakeJobs(store, WEBHOOK_JOB)
+  wakeJobs(signals, WEBHOOK_JOB)
   return { id }
 }
 
@@ -70,6 +79,12 @@ export async function webhookDeliveryStatus(store: Store, id: string): Promise<W
   if (!row) return null
   return row.status === 'delivered' || row.status === 'failed' ? row.status : 'pending'
 }
+
+/** Finished deliveries outlive what refers to them (batch and crawl results are kept 24 hours). */
+const KEEP_FINISHED_MS = 7 * 24 * 3600_000
+
+/** Removes delivered and failed deliveries past KEEP_FINISHED_MS; the maintenance worker runs it. */
+export const pruneOldDeliveries = (store: Store, now: number) => pruneFinished(store.db, now - KEEP_FINISHED_MS)
 
 /** The stored delivery (attempts, last error, last status code) for diagnostics and tests. */
 export const getWebhookDelivery = (store: Store, id: string) => findDelivery(store.db, id)

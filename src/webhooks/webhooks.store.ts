@@ -15,6 +15,16 @@ export const insertDelivery = (db: Db | Tx, row: Omit<WebhookDeliveryRow, 'reque
 
 export const findDelivery = (db: Db | Tx, id: string) => db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 
+/** The account's deliveries, newest first, without their payloads. */
+export const recentDeliveries = (db: Db, accountId: string, limit: number) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event', 'url', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'delivered_at', 'run_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute()
+
 export const findWebhookSettings = (db: Db | Tx, accountId: string) =>
   db.selectFrom('accounts').select(['webhook_url', 'webhook_secret']).where('id', '=', accountId).executeTakeFirst()
 

@@ -7,16 +7,13 @@ import type { WebhookDeliveryRow } from '../store/schema.ts'
 import { sendWebhook } from './webhook.deliver.ts'
 import { webhookHeaders } from './webhook.sign.ts'
 import { ensureWebhookSecret, unsealWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
-import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt, pruneFinished } from './webhooks.store.ts'
+import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt } from './webhooks.store.ts'
 
 /** Up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
 export const WEBHOOK_MAX_ATTEMPTS = 8
 export const WEBHOOK_TIMEOUT_MS = 10_000
 /** "up to roughly an hour apart" */
 const MAX_RETRY_DELAY_MS = 3600_000
-/** Finished deliveries outlive what refers to them (batch and crawl results are kept 24 hours). */
-const KEEP_FINISHED_MS = 7 * 24 * 3600_000
-const PRUNE_EVERY_MS = 3600_000
 
 export interface WebhookWorkerOptions {
   /** How often due deliveries are looked for; default min(1 s, TRAWL_SCHEDULER_POLL_MS). */
@@ -37,6 +34,8 @@ export interface WebhookWorker {
   stop(): Promise<void>
 }
 
+type WebhookServices = Pick<Services, 'config' | 'store' | 'signals'>
+
 /** Delay before the retry that follows failed attempt number `attempt` (1-based). */
 export const retryDelayMs = (attempt: number, baseMs: number) => Math.min(baseMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS)
 
@@ -46,19 +45,17 @@ export const retryDelayMs = (attempt: number, baseMs: number) => Math.min(baseMs
  * expires: a delivery is never lost, and the receiver deduplicates on X-Trawl-Delivery if that
  * attempt had in fact arrived. Any number of workers may share the database.
  */
-export function startWebhookWorker(services: Pick<Services, 'config' | 'store'>, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): WebhookWorker {
-  return startJobRunner(services.store, log, webhookJobKind(services, log, opts), services.config.schedulerPollMs)
+export function startWebhookWorker(services: WebhookServices, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): WebhookWorker {
+  return startJobRunner(services, log, webhookJobKind(services, log, opts), services.config.schedulerPollMs)
 }
 
-export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): JobKind {
-  const { config, store } = services
+export function webhookJobKind(services: WebhookServices, log: FastifyBaseLogger, opts: WebhookWorkerOptions = {}): JobKind {
+  const { config, store, signals } = services
   const timeoutMs = opts.attemptTimeoutMs ?? WEBHOOK_TIMEOUT_MS
   const retryBaseMs = opts.retryBaseMs ?? config.webhookRetryBaseMs
   const maxAttempts = opts.maxAttempts ?? WEBHOOK_MAX_ATTEMPTS
-  let lastPrune = 0
 
   const attempt = async (id: string, ctx: JobContext) => {
-    await pruneNow()
     const row = await findDelivery(store.db, id)
     if (!row || row.lease_owner !== ctx.workerId) return
     const outcome = await runAttempt(row)
@@ -73,16 +70,10 @@ export function webhookJobKind(services: Pick<Services, 'config' | 'store'>, log
     else {
       log.info({ ...context, error: outcome.last_error }, 'webhook attempt failed; retrying')
       // The poll would find the retry too; this makes a short backoff punctual.
-      setTimeout(() => wakeJobs(store, WEBHOOK_JOB), Math.max(0, outcome.run_at - Date.now())).unref()
+      setTimeout(() => wakeJobs(signals, WEBHOOK_JOB), Math.max(0, outcome.run_at - Date.now())).unref()
     }
   }
 
-  const pruneNow = async () => {
-    if (Date.now() - lastPrune < PRUNE_EVERY_MS) return
-    lastPrune = Date.now()
-    const pruned = await pruneFinished(store.db, lastPrune - KEEP_FINISHED_MS)
-    if (pruned > 0) log.debug({ pruned }, 'pruned old webhook deliveries')
-  }
   const runAttempt = async (row: WebhookDeliveryRow): Promise<AttemptOutcome> => {
     // Attempts interrupted by crashes count too: a row claimed past the limit is not sent again.
     if (row.attempts > maxAttempts) {

@@ -29,6 +29,9 @@ import type {
   RankParams,
   RankResponse,
   RequestBody,
+  ResearchEvent,
+  ResearchParams,
+  ResearchTask,
   ResponseBody,
   Shaped,
   UpdateMonitorParams,
@@ -70,6 +73,10 @@ export const ROUTES = {
   startCrawl: ['POST', '/v1/crawl'],
   getCrawl: ['GET', '/v1/crawl/{id}'],
   cancelCrawl: ['DELETE', '/v1/crawl/{id}'],
+  startResearch: ['POST', '/v1/research'],
+  getResearch: ['GET', '/v1/research/{id}'],
+  researchEvents: ['GET', '/v1/research/{id}/events'],
+  cancelResearch: ['DELETE', '/v1/research/{id}'],
   createBatch: ['POST', '/v1/batches'],
   getBatch: ['GET', '/v1/batches/{id}'],
   createMonitor: ['POST', '/v1/monitors'],
@@ -175,6 +182,7 @@ export interface BatchProgress {
 
 const RETRY_STATUSES = new Set([429, 503])
 const FINISHED_CRAWL = new Set<CrawlTask['status']>(['completed', 'failed', 'canceled'])
+const FINISHED_RESEARCH = new Set<ResearchTask['status']>(['completed', 'failed', 'canceled'])
 const FINISHED_JOB = new Set<BatchJob['status']>(['done', 'failed'])
 
 /**
@@ -322,6 +330,53 @@ export class Trawl {
       options.onProgress?.(task)
       if (FINISHED_CRAWL.has(task.status)) return task
       await this.#pollWait(options, until, `crawl ${id} did not end`)
+    }
+  }
+
+  // Research.
+
+  /** POST /v1/research: queues a research job (202) and holds its worst case; see waitForResearch and researchEvents. */
+  startResearch(params: ResearchParams, options?: RequestOptions): Promise<ResearchTask> {
+    return this.#json('startResearch', { body: params }, options)
+  }
+  /** GET /v1/research/{id}: the steps and sources so far, the result once it ended. */
+  getResearch(id: string, options?: RequestOptions): Promise<ResearchTask> {
+    return this.#json('getResearch', { id }, options)
+  }
+  /** DELETE /v1/research/{id}: cancels; a queued job is refunded at once, a running one at its next step. */
+  cancelResearch(id: string, options?: RequestOptions): Promise<ResearchTask> {
+    return this.#json('cancelResearch', { id }, options)
+  }
+  /** Polls GET /v1/research/{id} until the job is completed, failed or canceled and returns it (not thrown: look at `status`). */
+  async waitForResearch(id: string, options: WaitOptions<ResearchTask> = {}): Promise<ResearchTask> {
+    const until = options.timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeout
+    for (;;) {
+      const task = await this.getResearch(id, { signal: options.signal })
+      options.onProgress?.(task)
+      if (FINISHED_RESEARCH.has(task.status)) return task
+      await this.#pollWait(options, until, `research ${id} did not end`)
+    }
+  }
+  /**
+   * GET /v1/research/{id}/events: each step as it ends (`event: 'step'`), then the job as it ended
+   * (`event` its status); the iteration ends with the job. `lastEventId` resumes after that step.
+   */
+  async *researchEvents(id: string, options: { signal?: AbortSignal; lastEventId?: number } = {}): AsyncGenerator<ResearchEvent> {
+    const headers: Record<string, string> = { ...this.#headers, authorization: `Bearer ${this.#apiKey}`, accept: 'text/event-stream' }
+    if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId)
+    const res = await this.#fetch(`${this.baseUrl}/v1/research/${encodeURIComponent(id)}/events`, { headers, signal: options.signal })
+    if (!res.ok || !res.body) throw errorFromAnswer(res, await res.text(), res.headers.get('x-request-id') ?? undefined)
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+    let buffer = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffer += value
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const event = parseServerEvent(buffer.slice(0, end))
+        buffer = buffer.slice(end + 2)
+        if (event) yield event
+      }
     }
   }
 
@@ -516,6 +571,20 @@ export class Trawl {
     if (Date.now() + pollMs > until) throw trawlError({ code: 'timeout', status: 0, message: `${what} within ${options.timeout} ms` })
     await sleep(pollMs, options.signal)
   }
+}
+
+/** One `event:`/`id:`/`data:` block of a server-sent event stream; null for a comment (keep-alive). */
+function parseServerEvent(block: string): ResearchEvent | null {
+  const field = (name: string) =>
+    block
+      .split('\n')
+      .find((l) => l.startsWith(`${name}: `))
+      ?.slice(name.length + 2)
+  const event = field('event')
+  const data = field('data')
+  if (!event || data === undefined) return null
+  const id = field('id')
+  return { event, data: JSON.parse(data), ...(id !== undefined && { id: Number(id) }) } as ResearchEvent
 }
 
 /** True for an entry of `batches[]` that is a queued job (not an error). */

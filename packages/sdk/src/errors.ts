@@ -59,6 +59,8 @@ export class RateLimitedError extends TrawlError {}
 export class DailyLimitReachedError extends TrawlError {}
 /** 500: an unexpected error on the server; not billed. */
 export class InternalError extends TrawlError {}
+/** 501: a feature the operator has not set up (a chat model for answers and research); not retried. */
+export class NotConfiguredError extends TrawlError {}
 /** 503: the upstream page could not be fetched or parsed; retried after Retry-After. */
 export class UpstreamError extends TrawlError {}
 /** 503: the upstream is rate limiting; retried after Retry-After. */
@@ -89,6 +91,7 @@ export const ERROR_CLASSES: { readonly [C in TrawlErrorCode]: new (init: TrawlEr
   rate_limited: RateLimitedError,
   daily_limit_reached: DailyLimitReachedError,
   internal: InternalError,
+  not_configured: NotConfiguredError,
   upstream_error: UpstreamError,
   upstream_blocked: UpstreamBlockedError,
   upstream_timeout: UpstreamTimeoutError,

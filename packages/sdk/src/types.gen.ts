@@ -10,6 +10,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/v1/account": {
     /** Balance, limits and this month’s usage for the calling key */
@@ -217,6 +222,26 @@ export interface paths {
      * @description Searches q, reads the top num results as Markdown and answers the passages that best match q, best first, within max_tokens. 1 credit for the search plus 1 per page read (each half from the cache with max_age); a page that cannot be read is listed in sources and costs nothing.
      */
     post: operations["context"];
+  };
+  "/v1/research": {
+    /**
+     * Start a research job
+     * @description The operator's model splits `input` into sub-queries, each is searched and read as POST /v1/context does, and the model writes a report citing the passages found (or data valid against `output_schema`). Returns 202 with the job; the worst case is debited now and the unused part refunded when it ends. 501 not_configured without a model.
+     */
+    post: operations["startResearch"];
+  };
+  "/v1/research/{id}": {
+    /** Research progress, and the result when it has ended (kept 24 hours) */
+    get: operations["getResearch"];
+    /** Cancel a research job */
+    delete: operations["cancelResearch"];
+  };
+  "/v1/research/{id}/events": {
+    /**
+     * Research steps as server-sent events
+     * @description text/event-stream: a `step` event per step as it ends (its number as the event id; Last-Event-ID resumes after it), then one event named after the final status (completed, failed or canceled) holding the whole job, then the end of the stream. A late client gets the steps so far first.
+     */
+    get: operations["researchEvents"];
   };
   "/v1/map": {
     /**
@@ -488,10 +513,10 @@ export interface components {
     ErrorEnvelope: {
       error: {
         /**
-         * @description branch on this, not on message: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached, 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable
+         * @description branch on this, not on message: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached, 500 internal, 501 not_configured (a feature the operator has not set up, e.g. a model), 503 upstream_error, upstream_blocked, upstream_timeout or unavailable
          * @enum {string}
          */
-        code: "invalid_request" | "unauthorized" | "insufficient_credits" | "key_limit_reached" | "spend_cap_reached" | "forbidden" | "not_found" | "rate_limited" | "daily_limit_reached" | "internal" | "upstream_error" | "upstream_blocked" | "upstream_timeout" | "unavailable";
+        code: "invalid_request" | "unauthorized" | "insufficient_credits" | "key_limit_reached" | "spend_cap_reached" | "forbidden" | "not_found" | "rate_limited" | "daily_limit_reached" | "internal" | "not_configured" | "upstream_error" | "upstream_blocked" | "upstream_timeout" | "unavailable";
         /** @description for people; names the parameter at fault */
         message: string;
         /** @description same as the X-Request-Id header */
@@ -648,6 +673,21 @@ export interface components {
       request: {
         [key: string]: unknown;
       };
+      /** @description with answer: the model's answer, checked against the passages; null when none could be written (meta.notes says why) */
+      answer?: ({
+        /** @description the answer; [n] cites passages[n-1] (every sentence cites at least one passage) */
+        text: string;
+        /** @description each passage the answer cites, in order of first citation */
+        citations: ({
+            /** @description the number used in the text */
+            n: number;
+            url: string;
+            title: string | null;
+            /** @description offset in the page's Markdown, as the passage's */
+            start: number;
+            end: number;
+          })[];
+      }) | null;
       /** @description best first */
       passages: components["schemas"]["ContextPassage"][];
       /** @description every result considered, in result order */
@@ -714,6 +754,141 @@ export interface components {
       /** @description the search itself was answered from the cache (max_age) */
       cached: boolean;
       pages_read: number;
+      /** @description with answer: what the model was asked and answered */
+      model?: {
+        /** @description TRAWL_LLM_MODEL, or null when the endpoint chooses */
+        model: string | null;
+        /** @description model calls made (billed only when answered) */
+        calls: number;
+        prompt_tokens: number;
+        completion_tokens: number;
+      };
+    };
+    ResearchTask: {
+      id: string;
+      /** @constant */
+      kind: "research";
+      /** @enum {string} */
+      status: "queued" | "running" | "completed" | "failed" | "canceled";
+      created_at: string | null;
+      started_at: string | null;
+      completed_at: string | null;
+      /** @description the normalised request, defaults filled in */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description the worst case, debited when queued; what is not used is refunded when the job ends */
+      credits_reserved: number;
+      credits_used: number;
+      webhook_status: ("pending" | "delivered" | "failed") | null;
+      /** @description the steps so far */
+      steps: components["schemas"]["ResearchStep"][];
+      /** @description every passage found so far, numbered across sub-queries; kept when the job fails */
+      sources: components["schemas"]["ResearchSource"][];
+      /** @description once completed */
+      result: components["schemas"]["ResearchResult"] | null;
+      meta: components["schemas"]["ResearchMeta"];
+      error: {
+        code: string;
+        message: string;
+      } | null;
+    };
+    /** @description one step of a research job */
+    ResearchStep: OneOf<[{
+      /** @description 1, 2, 3… in the order the steps ended; the SSE event id */
+      n: number;
+      /** @description when the step ended */
+      at: string;
+      /** @description what Trawl did that the model did not ask for: a fallback, a limit applied, a check failed */
+      note: string | null;
+      /** @constant */
+      kind: "plan";
+      /** @description the sub-queries to search, as Trawl kept them */
+      queries: string[];
+      /** @description the model call, when it answered */
+      credits_used: number;
+    }, {
+      /** @description 1, 2, 3… in the order the steps ended; the SSE event id */
+      n: number;
+      /** @description when the step ended */
+      at: string;
+      /** @description what Trawl did that the model did not ask for: a fallback, a limit applied, a check failed */
+      note: string | null;
+      /** @constant */
+      kind: "search";
+      query: string;
+      pages_read: number;
+      /** @description the passages' o200k tokens */
+      tokens: number;
+      /** @description the numbers of the sources this search added */
+      sources: number[];
+      /** @description the search and its pages, at the prices of POST /v1/context */
+      credits_used: number;
+      /** @description the search failed (not billed); the research goes on with the next */
+      error: {
+        code: string;
+        message: string;
+      } | null;
+    }, {
+      /** @description 1, 2, 3… in the order the steps ended; the SSE event id */
+      n: number;
+      /** @description when the step ended */
+      at: string;
+      /** @description what Trawl did that the model did not ask for: a fallback, a limit applied, a check failed */
+      note: string | null;
+      /** @constant */
+      kind: "report";
+      /** @description 1, or 2 when the first output failed its schema */
+      attempt: number;
+      /**
+       * @description ok: written and checked; invalid: the output failed its checks; failed: the model call failed
+       * @enum {string}
+       */
+      outcome: "ok" | "invalid" | "failed";
+    }]>;
+    ResearchSource: {
+      /** @description what [n] and basis refer to */
+      n: number;
+      url: string;
+      title: string | null;
+      /** @description the sub-query it was found for */
+      query: string;
+      /** @description the passage: a slice of its page's Markdown as /v1/webpage returns it */
+      text: string;
+      start: number;
+      end: number;
+      tokens: number;
+    };
+    ResearchResult: {
+      /** @enum {string} */
+      format: "markdown" | "json";
+      /** @description without output_schema: Markdown whose every sentence cites sources as [n] */
+      report?: string;
+      /** @description with output_schema: an object valid against it */
+      data?: {
+        [key: string]: unknown;
+      };
+      /** @description with output_schema: for each top-level field filled, the sources it came from (only sources that exist) */
+      basis?: {
+        [key: string]: number[];
+      };
+      /** @description the sources the report or basis cites, in order of first citation */
+      cited: number[];
+    };
+    ResearchMeta: {
+      /** @description TRAWL_LLM_MODEL, or null when the endpoint chooses */
+      model: string | null;
+      /** @description model calls made */
+      calls: number;
+      /** @description model calls billed: the plan when it answered, the report calls when the job completed */
+      calls_billed: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      /** @description sub-queries searched */
+      searches: number;
+      pages_read: number;
+      /** @description the sources' o200k tokens together; at most max_tokens */
+      tokens_used: number;
     };
     CseResponse: {
       /** @constant */
@@ -5274,6 +5449,8 @@ export interface operations {
           exclude_domains?: string[];
           /** @description accept a cached search and cached pages up to this many seconds old, each at half price */
           max_age?: number;
+          /** @description true or basic (up to 3 sentences) or advanced (up to 8): the operator's model writes a short answer from the passages, each sentence citing them as [n]; +1 model call (docs/models.md); 501 not_configured without a model */
+          answer?: boolean | ("basic" | "advanced");
         };
       };
     };
@@ -5319,6 +5496,229 @@ export interface operations {
           "X-Cache": components["headers"]["X-Cache"];
           "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
           "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Start a research job
+   * @description The operator's model splits `input` into sub-queries, each is searched and read as POST /v1/context does, and the model writes a report citing the passages found (or data valid against `output_schema`). Returns 202 with the job; the worst case is debited now and the unused part refunded when it ends. 501 not_configured without a model.
+   */
+  startResearch: {
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *   "input": "How do burr and blade coffee grinders compare for espresso?",
+         *   "max_searches": 3,
+         *   "max_pages": 10,
+         *   "max_tokens": 8000
+         * }
+         */
+        "application/json": {
+          /** @description the question or topic to research, 1 to 2,000 characters */
+          input: string;
+          /** @description a JSON Schema (2020-12, or draft-07 when $schema says so) of an object: the result is `data` valid against it, with `basis` naming the sources of each field, instead of a Markdown report */
+          output_schema?: {
+            [key: string]: unknown;
+          };
+          /**
+           * @description sub-queries searched, 1 to 10 (default 3); the model proposes them, Trawl keeps at most this many
+           * @default 3
+           */
+          max_searches?: number;
+          /**
+           * @description pages read in all, 1 to 30 (default 10), shared among the sub-queries (at most 10 each)
+           * @default 10
+           */
+          max_pages?: number;
+          /**
+           * @description o200k tokens of passages in all, 1,000 to 50,000 (default 8000), shared among the sub-queries
+           * @default 8000
+           */
+          max_tokens?: number;
+          /**
+           * @description as for /v1/search: google (default), another provider, a comma-separated list or array, auto, or consensus
+           * @default google
+           */
+          engine?: string | string[];
+          /**
+           * Format: uri
+           * @description receives the signed research.completed event; default: the account webhook
+           */
+          webhook_url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: the research is queued; poll GET /v1/research/{id}, follow its events, or wait for research.completed */
+      202: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+        };
+        content: {
+          "application/json": components["schemas"]["ResearchTask"];
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "X-Credits-Used": components["headers"]["X-Credits-Used"];
+          "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+          "X-Cost-USD": components["headers"]["X-Cost-USD"];
+          "X-Cache": components["headers"]["X-Cache"];
+          "X-Latency-Ms": components["headers"]["X-Latency-Ms"];
+          "X-Tokens-Estimate": components["headers"]["X-Tokens-Estimate"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /** Research progress, and the result when it has ended (kept 24 hours) */
+  getResearch: {
+    parameters: {
+      path: {
+        /** @example 0b6f3c52-8d1e-4f7a-9c0d-2e5b7a1f4c83 */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ResearchTask"];
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /** Cancel a research job */
+  cancelResearch: {
+    parameters: {
+      path: {
+        /** @example 0b6f3c52-8d1e-4f7a-9c0d-2e5b7a1f4c83 */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "application/json": components["schemas"]["ResearchTask"];
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+    };
+  };
+  /**
+   * Research steps as server-sent events
+   * @description text/event-stream: a `step` event per step as it ends (its number as the event id; Last-Event-ID resumes after it), then one event named after the final status (completed, failed or canceled) holding the whole job, then the end of the stream. A late client gets the steps so far first.
+   */
+  researchEvents: {
+    parameters: {
+      path: {
+        /** @example 0b6f3c52-8d1e-4f7a-9c0d-2e5b7a1f4c83 */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description The event stream */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+        };
+        content: {
+          "text/event-stream": string;
+        };
+      };
+      /** @description The error envelope: 400 invalid_request (also 409, 413, 415), 401 unauthorized, 402 insufficient_credits, 403 key_limit_reached, spend_cap_reached or forbidden, 404 not_found, 429 rate_limited or daily_limit_reached (with Retry-After). Never billed. */
+      "4XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
+          "Retry-After": components["headers"]["Retry-After"];
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description The error envelope: 500 internal, 503 upstream_error, upstream_blocked, upstream_timeout or unavailable (with Retry-After). Never billed. */
+      "5XX": {
+        headers: {
+          "X-Request-Id": components["headers"]["X-Request-Id"];
           "Retry-After": components["headers"]["Retry-After"];
         };
         content: {

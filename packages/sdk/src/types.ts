@@ -81,6 +81,8 @@ export type ExtractResponse = Schemas['ExtractResponse']
 export type WebpageResponse = Schemas['WebpageResponse']
 export type MapResponse = Schemas['MapResponse']
 export type CrawlTask = Schemas['CrawlTask']
+export type ResearchTask = Schemas['ResearchTask']
+export type ResearchStep = Schemas['ResearchStep']
 export type BatchJob = Schemas['BatchJob']
 export type BatchCreated = Schemas['BatchCreated']
 export type Monitor = Schemas['Monitor']
@@ -110,6 +112,7 @@ export type ExtractParams = RequestBody<'extract'>
 export type WebpageParams = RequestBody<'webpage'>
 export type MapParams = RequestBody<'map'>
 export type CrawlParams = RequestBody<'startCrawl'>
+export type ResearchParams = RequestBody<'startResearch'>
 export type CreateMonitorParams = RequestBody<'createMonitor'>
 export type UpdateMonitorParams = RequestBody<'updateMonitor'>
 export type MonitorRunsParams = QueryParams<'listMonitorRuns'>
@@ -142,3 +145,6 @@ export type CreateBatchParams<E extends BatchEndpoint = BatchEndpoint> = Omit<Re
 
 /** One entry of `batches[]`: a queued job, or the error the realtime endpoint would have answered. */
 export type BatchEntry = BatchCreated['batches'][number]
+
+/** One server-sent event of GET /v1/research/{id}/events: a step as it ends, then the job as it ended. */
+export type ResearchEvent = { event: 'step'; id: number; data: ResearchStep } | { event: ResearchTask['status']; data: ResearchTask }

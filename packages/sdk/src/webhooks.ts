@@ -25,7 +25,7 @@ export interface VerifyWebhookOptions {
   now?: number
 }
 
-export type WebhookEventName = 'batch.completed' | 'crawl.completed' | 'monitor.results' | 'webhook.test'
+export type WebhookEventName = 'batch.completed' | 'crawl.completed' | 'monitor.results' | 'research.completed' | 'webhook.test'
 
 /** batch.completed: one per finished job. */
 export interface BatchCompletedEvent {
@@ -51,6 +51,18 @@ export interface CrawlCompletedEvent {
   completed_at: string
   credits_used: number
   stats: Record<string, unknown>
+  error: { code: string; message: string } | null
+  poll_url: string
+}
+
+/** research.completed: the research job ended; fetch the report and sources from `poll_url` (GET /v1/research/{id}). */
+export interface ResearchCompletedEvent {
+  event: 'research.completed'
+  id: string
+  status: Exclude<Schemas['ResearchTask']['status'], 'queued' | 'running'>
+  created_at: string
+  completed_at: string
+  credits_used: number
   error: { code: string; message: string } | null
   poll_url: string
 }
@@ -81,7 +93,7 @@ export interface WebhookTestEvent {
   message: string
 }
 
-export type WebhookEvent = BatchCompletedEvent | CrawlCompletedEvent | MonitorResultsEvent | WebhookTestEvent
+export type WebhookEvent = BatchCompletedEvent | CrawlCompletedEvent | MonitorResultsEvent | ResearchCompletedEvent | WebhookTestEvent
 
 export interface VerifiedWebhook<E = WebhookEvent> {
   /** The parsed body. */

@@ -35,8 +35,13 @@ export const findOwner = (db: Db | Tx, accountId: string) =>
 export const findKey = (db: Db | Tx, accountId: string, id: string) =>
   db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
 
+/** Live keys oldest first; the id orders keys created in the same millisecond. */
 export const listLiveKeys = (db: Db | Tx, accountId: string) =>
-  db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('created_at').execute()
+  db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('revoked_at', 'is', null).orderBy('created_at').orderBy('id').execute()
+
+/** Every key the account ever had (revoked ones keep their usage history), for labels. */
+export const accountKeyNames = (db: Db, accountId: string) =>
+  db.selectFrom('api_keys').select(['id', 'name', 'revoked_at']).where('account_id', '=', accountId).execute()
 
 /** The auth lookup: key by hash with the account fields every request needs. */
 export const findKeyByHash = (db: Db, secretHash: string) => keyWithAccount(db).where('k.secret_hash', '=', secretHash).executeTakeFirst()

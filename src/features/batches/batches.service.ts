@@ -15,7 +15,7 @@ import type { BatchJob } from './batches.response.ts'
 import type { BatchParams } from './batches.schema.ts'
 import { countActiveBatchJobs, findBatchJob, insertBatchJobs } from './batches.store.ts'
 
-/** The job kind's name: what `wakeJobs(store, BATCH_JOB)` wakes. */
+/** The job kind's name: what `wakeJobs(signals, BATCH_JOB)` wakes. */
 export const BATCH_JOB = 'batch'
 /** Batch jobs an account may have queued or running at once. */
 export const MAX_ACTIVE_BATCH_JOBS = 10_000
@@ -126,7 +126,7 @@ export async function createBatch(deps: AppDeps, auth: AuthContext, params: Batc
       await insertBatchJobs(tx, rows)
       return balance
     })
-    wakeJobs(deps.store, BATCH_JOB)
+    wakeJobs(deps.signals, BATCH_JOB)
   }
   const batches = entries.map((e) => ('id' in e ? toBatchJobView(e, deps.config.baseUrl, null) : e))
   return { batches, chargedMc: totalMc, balanceMc }

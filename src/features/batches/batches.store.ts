@@ -12,6 +12,50 @@ export const findBatchJob = (db: Db | Tx, accountId: string, id: string) =>
 
 export const findBatchJobById = (db: Db | Tx, id: string) => db.selectFrom('batch_jobs').selectAll().where('id', '=', id).executeTakeFirst()
 
+/** The job's batch, when the job is the account's. */
+export const batchIdOfJob = async (db: Db, accountId: string, jobId: string) =>
+  (await db.selectFrom('batch_jobs').select('batch_id').where('account_id', '=', accountId).where('id', '=', jobId).executeTakeFirst())?.batch_id
+
+/** The batch's jobs in the order their URLs were sent (request ids end in _<index>). */
+export async function jobsOfBatch(db: Db, accountId: string, batchId: string) {
+  const rows = await db.selectFrom('batch_jobs').selectAll().where('account_id', '=', accountId).where('batch_id', '=', batchId).execute()
+  const index = (requestId: string) => Number(requestId.slice(requestId.lastIndexOf('_') + 1)) || 0
+  return rows.sort((a, b) => index(a.request_id) - index(b.request_id))
+}
+
+/** The account's jobs, newest first, without their results. */
+export async function recentBatchJobs(db: Db, accountId: string, limit: number) {
+  const rows = await db
+    .selectFrom('batch_jobs')
+    .select([
+      'id',
+      'batch_id',
+      'account_id',
+      'key_id',
+      'request_id',
+      'endpoint',
+      'request',
+      'status',
+      'run_at',
+      'lease_owner',
+      'lease_expires_at',
+      'attempts',
+      'error',
+      'credits_charged_mc',
+      'credits_used_mc',
+      'webhook_url',
+      'webhook_delivery_id',
+      'created_at',
+      'completed_at',
+      'expires_at',
+    ])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => ({ ...r, result: null }))
+}
+
 /** Jobs of the account still waiting or in flight (at most 10,000 per account). */
 export async function countActiveBatchJobs(db: Db | Tx, accountId: string): Promise<number> {
   const row = await db

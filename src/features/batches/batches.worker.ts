@@ -48,7 +48,7 @@ function jobErrorOf(err: unknown): JobError {
  * fenced end, nothing is billed twice.
  */
 export function batchJobKind(deps: AppDeps): JobKind {
-  const { store, log, config } = deps
+  const { store, signals, log, config } = deps
 
   const execute = async (id: string, ctx: JobContext) => {
     const row = await findBatchJobById(store.db, id)
@@ -86,7 +86,7 @@ export function batchJobKind(deps: AppDeps): JobKind {
     if (!requeued) return
     log.info({ batch_job: row.id, attempt: row.attempts, error: jobErrorOf(err), ...(!isApiError(err) && { err }) }, 'batch job failed; retrying')
     // The poll would find it too; this keeps a short backoff punctual.
-    setTimeout(() => wakeJobs(store, BATCH_JOB), delay).unref()
+    setTimeout(() => wakeJobs(signals, BATCH_JOB), delay).unref()
   }
 
   /** Done or failed, the refund of what was not used and the webhook: one transaction, fenced on the lease. */
@@ -136,12 +136,12 @@ export function batchJobKind(deps: AppDeps): JobKind {
           credits_used: toCredits(usedMc),
           ...(done ? { result: JSON.parse(final.outcome.result) as unknown } : { error }),
         }
-        const queued = await enqueueWebhook(store, { accountId: row.account_id, event: 'batch.completed', url: row.webhook_url, payload, id: row.id }, tx)
+        const queued = await enqueueWebhook(deps, { accountId: row.account_id, event: 'batch.completed', url: row.webhook_url, payload, id: row.id }, tx)
         if (queued) await setBatchJobDelivery(tx, row.id, queued.id)
         return queued
       })
       // enqueueWebhook's own wake-up ran before the commit; this one finds the row.
-      if (delivery) wakeJobs(store, WEBHOOK_JOB)
+      if (delivery) wakeJobs(signals, WEBHOOK_JOB)
       log.debug({ batch_job: row.id, status, credits_used: toCredits(usedMc) }, 'batch job ended')
     } catch (err) {
       if (err instanceof LeaseLost) {

@@ -1,4 +1,4 @@
-import { elapsed } from '../../billing/billed-lookup.ts'
+import { type Billing, elapsed, REALTIME } from '../../billing/billed-lookup.ts'
 import { modelCallPriceMc } from '../../billing/prices.ts'
 import { resolveEngineName } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
@@ -8,7 +8,7 @@ import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../../reader
 import { baseLanguage } from '../../text/analyze.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
-import { runSearch, type SearchDeps, type SearchResponseBody } from '../search/search.service.ts'
+import { runSearch, type SearchDeps, type SearchBody as SearchResponseBody } from '../search/search.service.ts'
 import { type AnswerDepth, writeAnswer } from './context.answer.ts'
 import { type EmbeddingsConfig, hybridOrder } from './context.embeddings.ts'
 import { type ContextPage, fillLeads, fillPassages, lexicalOrder, type PassageSelection, preparePassages } from './context.passages.ts'
@@ -118,7 +118,14 @@ export type ContextDeps = SearchDeps & { config: SearchDeps['config'] & { embedd
 
 type ModelUsage = NonNullable<ContextBody['meta']['model']>
 
-export async function runContext(deps: ContextDeps, auth: AuthContext, req: ContextRequest, requestId: string): Promise<ContextOutcome> {
+export async function runContext(
+  deps: ContextDeps,
+  auth: AuthContext,
+  req: ContextRequest,
+  requestId: string,
+  /** Research jobs pass prepaid (factor 1): the job held the worst case when queued and keeps what this reports. */
+  billing: Billing = REALTIME,
+): Promise<ContextOutcome> {
   const started = performance.now()
   // Before any credit moves: an answer without a model is 501.
   const model = req.answer ? requireModel(deps.config.llm, 'answer') : null
@@ -152,6 +159,7 @@ export async function runContext(deps: ContextDeps, auth: AuthContext, req: Cont
       },
     },
     requestId,
+    billing,
   )
   const search = outcome.body as SearchResponseBody
   // Typed again: TypeScript does not see the closure above assign them.

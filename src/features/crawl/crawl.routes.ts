@@ -3,15 +3,15 @@ import { toMc } from '../../billing/money.ts'
 import { setBillingHeaders } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput, parseWith } from '../../http/parse-input.ts'
+import type { JobQueue } from '../../jobs/runner.ts'
 import type { Renderer } from '../../net/browser/renderer.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
-import type { Store } from '../../store/database.ts'
 import { CrawlTask } from './crawl.response.ts'
 import { CrawlIdParams, CrawlParams } from './crawl.schema.ts'
 import { cancelCrawl, getCrawlBody, startCrawl } from './crawl.service.ts'
 
 /** POST /v1/crawl (202 with the task), GET and DELETE /v1/crawl/{id}. */
-export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCredit: number; renderer?: Renderer }) {
+export function crawlRoutes(app: FastifyInstance, deps: JobQueue & { usdPerCredit: number; renderer?: Renderer }) {
   const schema = { tags: ['crawl'], params: CrawlIdParams, response: { 200: CrawlTask, ...errorResponses } }
   const idOf = (params: unknown) => parseWith(CrawlIdParams, params).id
 
@@ -37,7 +37,7 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
     async (req, reply) => {
       const params = parseInput(CrawlParams, req)
       assertRenderable(deps.renderer, params.render)
-      const { task, balanceMc } = await startCrawl(deps.store, req.auth, params, req.id)
+      const { task, balanceMc } = await startCrawl(deps, req.auth, params, req.id)
       // The reservation is what this call debited; the crawl refunds the unread part when it ends.
       setBillingHeaders(req, reply, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false, tokens: 0 }, deps.usdPerCredit)
       return reply.code(202).send(task)
@@ -50,6 +50,6 @@ export function crawlRoutes(app: FastifyInstance, deps: { store: Store; usdPerCr
     async (req, reply) => reply.type('application/json; charset=utf-8').send(await getCrawlBody(deps.store, req.auth.accountId, idOf(req.params))),
   )
   app.delete('/v1/crawl/:id', { config: { auth: 'key' }, schema: { ...schema, operationId: 'cancelCrawl', summary: 'Cancel a crawl' } }, async (req) =>
-    cancelCrawl(deps.store, req.auth.accountId, idOf(req.params)),
+    cancelCrawl(deps, req.auth.accountId, idOf(req.params)),
   )
 }

@@ -92,202 +92,257 @@ interface Item {
 /** Enough failures to stop: at least 10, and more than twice the pages read. */
 const tooManyFailures = (failed: number, done: number) => failed >= 10 && failed > done * 2
 
-export async function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOutcome> {
-  const now = env.now ?? Date.now
-  const sleep = env.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
-  const started = now()
-  const queryTerms = plan.query ? new Set(tokenize(plan.query)) : null
-  let pages = 0
-  const failed: CrawlOutcome['failed'] = []
-  const seen = new Set<string>()
-  const readKeys = new Set<string>() // keys of pages already read
-  const frontier: Item[] = []
-  let order = 0
-  let duplicates = 0
-  let discovered = 0
-  let sitemapUrls = 0
-  let robotsDisallowed = 0
-  let bytes = 0
-  let stopped: StoppedReason | null = null
+export function runCrawl(plan: CrawlPlan, env: CrawlEnv): Promise<CrawlOutcome> {
+  return new Crawl(plan, env).run()
+}
 
-  // robots.txt (and the sitemaps it names) load while the start page is read: robots.txt does not
-  // apply to the start page, and nothing was fetched before it, so no Crawl-delay is owed. On a
-  // site answering in 200 ms, the first page comes 200-600 ms sooner (docs/crawl.md).
-  const robotsReady = env.robots()
-  const score = (url: string, text = '') => {
-    if (!queryTerms) return 0
-    let hits = 0
-    for (const t of new Set([...tokenize(url), ...tokenize(text)])) if (queryTerms.has(t)) hits++
-    return hits
+/** The URLs still to read, each page once (by its key): best first with a query, breadth first without. */
+class Frontier {
+  private readonly seen = new Set<string>()
+  private readonly items: Item[] = []
+  private readonly queryTerms: Set<string> | null
+  private order = 0
+  duplicates = 0
+  discovered = 0
+
+  constructor(private readonly plan: CrawlPlan) {
+    this.queryTerms = plan.query ? new Set(tokenize(plan.query)) : null
   }
-  /** Adds a URL to the frontier once; returns false for duplicates and off-site URLs. */
-  const enqueue = (raw: string, depth: number, text?: string, base?: string) => {
-    const url = plan.canonical(raw, base)
+
+  get size() {
+    return this.items.length
+  }
+
+  /** Adds a URL once; returns false for duplicates and off-site URLs. */
+  add(raw: string, depth: number, text?: string, base?: string) {
+    const url = this.plan.canonical(raw, base)
     if (!url) return false
-    const key = plan.key(url)
-    if (seen.has(key)) {
-      duplicates++
+    const key = this.plan.key(url)
+    if (this.seen.has(key)) {
+      this.duplicates++
       return false
     }
-    seen.add(key)
-    discovered++
-    frontier.push({ url, depth, score: score(url, text), order: order++ })
+    this.seen.add(key)
+    this.discovered++
+    this.items.push({ url, depth, score: this.score(url, text), order: this.order++ })
     return true
   }
-  const progress = (inFlight: number) =>
-    env.onProgress({
-      pages_done: pages,
-      pages_failed: failed.length,
-      pages_queued: frontier.length + inFlight,
-      pages_discovered: discovered,
-      limit: plan.limit,
-    })
 
-  // Best first with a query (stable by discovery order), breadth first without.
-  const next = (): Item | undefined => {
-    if (!queryTerms) return frontier.shift()
+  /** A page known under another URL (a redirect's target): never queued again. */
+  markSeen(key: string) {
+    this.seen.add(key)
+  }
+
+  // Stable by discovery order among equal scores.
+  next(): Item | undefined {
+    if (!this.queryTerms) return this.items.shift()
     let best = 0
-    for (let i = 1; i < frontier.length; i++) {
-      const a = frontier[i]!
-      const b = frontier[best]!
+    for (let i = 1; i < this.items.length; i++) {
+      const a = this.items[i]!
+      const b = this.items[best]!
       if (a.score > b.score || (a.score === b.score && a.depth < b.depth)) best = i
     }
-    return frontier.splice(best, 1)[0]
+    return this.items.splice(best, 1)[0]
   }
 
-  let nextSlot = 0 // Crawl-delay: earliest start of the next fetch
-  const inFlight = new Set<Promise<void>>() // fetching or being read
-  let fetching = 0
+  private score(url: string, text = '') {
+    if (!this.queryTerms) return 0
+    let hits = 0
+    for (const t of new Set([...tokenize(url), ...tokenize(text)])) if (this.queryTerms.has(t)) hits++
+    return hits
+  }
+}
+
+/** One crawl: `run` starts the start page, then keeps the fetch slots busy until a stop reason. */
+class Crawl {
+  private readonly now: () => number
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly started: number
+  private readonly frontier: Frontier
+  private readonly robotsReady: Promise<RobotsView>
+  /** robots.txt with the sitemaps' pages queued: what a page's links wait for. */
+  private frontierReady: Promise<RobotsView> | null = null
+  private pages = 0
+  private readonly failed: CrawlOutcome['failed'] = []
+  private readonly readKeys = new Set<string>() // keys of pages already read
+  private sitemapUrls = 0
+  private robotsDisallowed = 0
+  private bytes = 0
+  private nextSlot = 0 // Crawl-delay: earliest start of the next fetch
+  private readonly inFlight = new Set<Promise<void>>() // fetching or being read
+  private fetching = 0
   // The loop sleeps until a fetch slot frees or a page is done.
-  let wake: (() => void) | null = null
-  const nudge = () => {
-    wake?.()
-    wake = null
-  }
-  let taken = 0 // pages taken from the frontier: each one's place in the result
-  const visit = async (item: Item, place: number, fetched: () => void) => {
-    if (item.depth > 0) {
-      const { crawlDelayMs } = await robotsReady
-      if (crawlDelayMs) {
-        const wait = nextSlot - now()
-        nextSlot = Math.max(now(), nextSlot) + crawlDelayMs
-        if (wait > 0) await sleep(wait)
-      }
-    }
-    const outcome = await env.read(item.url, fetched)
-    // The start page may be read before robots.txt and the sitemaps are in: its links wait for them.
-    // (If they fail, runCrawl fails with them, below; this page's outcome no longer matters.)
-    const robots = await frontierReady.catch(() => null)
-    if (!robots) return
-    if (!outcome.ok) {
-      failed.push({ url: item.url, error: outcome.error })
-      return
-    }
-    if (pages >= plan.limit) return // finished late, after the limit was reached by others
-    // Redirects folded: the final URL is a page of its own, never to be read again. A redirect and
-    // its target may be read at the same time, so whichever finishes second is the duplicate.
-    const finalKey = plan.key(outcome.url)
-    if (readKeys.has(finalKey)) {
-      duplicates++
-      return
-    }
-    if (finalKey !== plan.key(item.url)) seen.add(finalKey)
-    readKeys.add(finalKey)
-    bytes += outcome.bytes
-    // Links first: free fetch slots start on them while the page is being paid for.
-    if (item.depth < plan.maxDepth && plan.sitemap !== 'only' && !robots.blocked) {
-      for (const link of outcome.links) {
-        const url = plan.canonical(link.url, outcome.url)
-        if (url && plan.follow(url)) enqueue(url, item.depth + 1, link.text)
-      }
-      nudge()
-    }
-    pages++ // counted before it is stored, so pages finishing together cannot overshoot the limit
-    await env.onPage(finalKey, outcome.cached, { url: outcome.url, depth: item.depth, ...outcome.page }, place)
+  private wake: (() => void) | null = null
+  private taken = 0 // pages taken from the frontier: each one's place in the result
+
+  constructor(
+    private readonly plan: CrawlPlan,
+    private readonly env: CrawlEnv,
+  ) {
+    this.now = env.now ?? Date.now
+    this.sleep = env.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+    this.started = this.now()
+    this.frontier = new Frontier(plan)
+    // robots.txt (and the sitemaps it names) load while the start page is read: robots.txt does not
+    // apply to the start page, and nothing was fetched before it, so no Crawl-delay is owed. On a
+    // site answering in 200 ms, the first page comes 200-600 ms sooner (docs/crawl.md).
+    this.robotsReady = env.robots()
   }
 
-  /** Starts reading `item` in a fetch slot; the loop below waits for every task it starts. */
-  const launch = (item: Item) => {
+  async run(): Promise<CrawlOutcome> {
+    this.frontier.add(this.plan.startUrl, 0)
+    // The sitemaps' pages join the frontier before the start page's links, however the start page's
+    // read and the sitemaps race: the frontier and the stats come out as if it were read after them.
+    this.frontierReady = this.robotsReady.then((robots) => this.addSitemapPages(robots))
+    const firstFetchAt = this.now()
+    this.launch(this.frontier.next()!)
+    const robots = await this.frontierReady
+    // The start page's fetch counts as the first one for Crawl-delay.
+    if (robots.crawlDelayMs) this.nextSlot = firstFetchAt + robots.crawlDelayMs
+    const stopped = await this.fillSlots(robots)
+    await Promise.all(this.inFlight)
+    this.progress(0)
+    return this.outcome(robots, stopped)
+  }
+
+  private async addSitemapPages(robots: RobotsView) {
+    if (!robots.blocked && this.plan.sitemap !== 'skip' && this.plan.maxDepth >= 1) {
+      for (const url of await this.env.sitemapUrls(robots.sitemaps, Math.min(this.plan.limit * 10, 5000))) {
+        // Sitemap pages count as depth 1; the filters apply as to any link.
+        if (this.plan.follow(url) && this.frontier.add(url, 1)) this.sitemapUrls++
+      }
+    }
+    return robots
+  }
+
+  /** Starts pages while a fetch slot is free, until a stop reason; waits for a slot or a page between. */
+  private async fillSlots(robots: RobotsView): Promise<StoppedReason> {
+    while (true) {
+      const stopped = this.stopReason()
+      if (stopped) return stopped
+      // Never more pages in flight than pages still wanted: the limit is not overshot.
+      const wanted = this.plan.limit - this.pages
+      if (this.frontier.size > 0 && this.fetching < CRAWL_CONCURRENCY && this.inFlight.size < Math.min(CRAWL_CONCURRENCY + CRAWL_READ_BACKLOG, wanted)) {
+        const item = this.frontier.next()!
+        if (item.depth > 0 && !robots.isAllowed(item.url)) {
+          this.robotsDisallowed++
+          continue
+        }
+        if (item.depth > 0 && robots.blocked) continue
+        this.launch(item)
+        continue
+      }
+      if (this.inFlight.size === 0) return 'done'
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+      })
+    }
+  }
+
+  private stopReason(): StoppedReason | null {
+    if (this.env.canceled()) return 'canceled'
+    if (this.pages >= this.plan.limit) return 'limit'
+    if (this.now() - this.started > CRAWL_TIME_LIMIT_MS) return 'time_limit'
+    if (this.bytes > CRAWL_SIZE_LIMIT_BYTES) return 'size_limit'
+    if (tooManyFailures(this.failed.length, this.pages)) return 'too_many_failures'
+    return null
+  }
+
+  private nudge() {
+    this.wake?.()
+    this.wake = null
+  }
+
+  /** Starts reading `item` in a fetch slot; `run` waits for every task it starts. */
+  private launch(item: Item) {
     let fetchDone = false
     const fetched = () => {
       if (fetchDone) return
       fetchDone = true
-      fetching--
-      nudge()
+      this.fetching--
+      this.nudge()
     }
-    fetching++
-    const task: Promise<void> = visit(item, taken++, fetched).finally(() => {
+    this.fetching++
+    const task: Promise<void> = this.visit(item, this.taken++, fetched).finally(() => {
       fetched()
-      inFlight.delete(task)
-      progress(inFlight.size)
-      nudge()
+      this.inFlight.delete(task)
+      this.progress(this.inFlight.size)
+      this.nudge()
     })
-    inFlight.add(task)
+    this.inFlight.add(task)
   }
 
-  enqueue(plan.startUrl, 0)
-  // The sitemaps' pages join the frontier before the start page's links, however the start page's
-  // read and the sitemaps race: the frontier and the stats come out as if it were read after them.
-  const frontierReady = robotsReady.then(async (robots) => {
-    if (!robots.blocked && plan.sitemap !== 'skip' && plan.maxDepth >= 1) {
-      for (const url of await env.sitemapUrls(robots.sitemaps, Math.min(plan.limit * 10, 5000))) {
-        // Sitemap pages count as depth 1; the filters apply as to any link.
-        if (plan.follow(url) && enqueue(url, 1)) sitemapUrls++
-      }
+  private async visit(item: Item, place: number, fetched: () => void) {
+    if (item.depth > 0) await this.crawlDelay()
+    const outcome = await this.env.read(item.url, fetched)
+    // The start page may be read before robots.txt and the sitemaps are in: its links wait for them.
+    // (If they fail, runCrawl fails with them, in `run`; this page's outcome no longer matters.)
+    const robots = await this.frontierReady!.catch(() => null)
+    if (!robots) return
+    if (!outcome.ok) {
+      this.failed.push({ url: item.url, error: outcome.error })
+      return
     }
-    return robots
-  })
-  const firstFetchAt = now()
-  launch(next()!)
-  const robots = await frontierReady
-  // The start page's fetch counts as the first one for Crawl-delay.
-  if (robots.crawlDelayMs) nextSlot = firstFetchAt + robots.crawlDelayMs
+    if (this.pages >= this.plan.limit) return // finished late, after the limit was reached by others
+    // Redirects folded: the final URL is a page of its own, never to be read again. A redirect and
+    // its target may be read at the same time, so whichever finishes second is the duplicate.
+    const finalKey = this.plan.key(outcome.url)
+    if (this.readKeys.has(finalKey)) {
+      this.frontier.duplicates++
+      return
+    }
+    if (finalKey !== this.plan.key(item.url)) this.frontier.markSeen(finalKey)
+    this.readKeys.add(finalKey)
+    this.bytes += outcome.bytes
+    // Links first: free fetch slots start on them while the page is being paid for.
+    if (item.depth < this.plan.maxDepth && this.plan.sitemap !== 'only' && !robots.blocked) {
+      for (const link of outcome.links) {
+        const url = this.plan.canonical(link.url, outcome.url)
+        if (url && this.plan.follow(url)) this.frontier.add(url, item.depth + 1, link.text)
+      }
+      this.nudge()
+    }
+    this.pages++ // counted before it is stored, so pages finishing together cannot overshoot the limit
+    await this.env.onPage(finalKey, outcome.cached, { url: outcome.url, depth: item.depth, ...outcome.page }, place)
+  }
 
-  while (true) {
-    if (env.canceled()) stopped = 'canceled'
-    else if (pages >= plan.limit) stopped = 'limit'
-    else if (now() - started > CRAWL_TIME_LIMIT_MS) stopped = 'time_limit'
-    else if (bytes > CRAWL_SIZE_LIMIT_BYTES) stopped = 'size_limit'
-    else if (tooManyFailures(failed.length, pages)) stopped = 'too_many_failures'
-    if (stopped) break
-    // Never more pages in flight than pages still wanted: the limit is not overshot.
-    const wanted = plan.limit - pages
-    if (frontier.length > 0 && fetching < CRAWL_CONCURRENCY && inFlight.size < Math.min(CRAWL_CONCURRENCY + CRAWL_READ_BACKLOG, wanted)) {
-      const item = next()!
-      if (item.depth > 0 && !robots.isAllowed(item.url)) {
-        robotsDisallowed++
-        continue
-      }
-      if (item.depth > 0 && robots.blocked) continue
-      launch(item)
-      continue
-    }
-    if (inFlight.size === 0) {
-      stopped = 'done'
-      break
-    }
-    await new Promise<void>((resolve) => {
-      wake = resolve
+  /** Waits for this fetch's Crawl-delay turn, and books the next one. */
+  private async crawlDelay() {
+    const { crawlDelayMs } = await this.robotsReady
+    if (!crawlDelayMs) return
+    const wait = this.nextSlot - this.now()
+    this.nextSlot = Math.max(this.now(), this.nextSlot) + crawlDelayMs
+    if (wait > 0) await this.sleep(wait)
+  }
+
+  private progress(inFlight: number) {
+    this.env.onProgress({
+      pages_done: this.pages,
+      pages_failed: this.failed.length,
+      pages_queued: this.frontier.size + inFlight,
+      pages_discovered: this.frontier.discovered,
+      limit: this.plan.limit,
     })
   }
-  await Promise.all(inFlight)
-  progress(0)
-  return {
-    pages,
-    failed,
-    stats: {
-      pages,
-      failed: failed.length,
-      seconds: Math.round((now() - started) / 100) / 10,
-      discovered,
-      queued: frontier.length,
-      duplicates,
-      sitemap_urls: sitemapUrls,
-      robots: robots.statusText,
-      robots_disallowed: robotsDisallowed,
-      robots_blocked: robots.blocked,
-      crawl_delay_ms: robots.crawlDelayMs,
-      stopped,
-    },
+
+  private outcome(robots: RobotsView, stopped: StoppedReason): CrawlOutcome {
+    return {
+      pages: this.pages,
+      failed: this.failed,
+      stats: {
+        pages: this.pages,
+        failed: this.failed.length,
+        seconds: Math.round((this.now() - this.started) / 100) / 10,
+        discovered: this.frontier.discovered,
+        queued: this.frontier.size,
+        duplicates: this.frontier.duplicates,
+        sitemap_urls: this.sitemapUrls,
+        robots: robots.statusText,
+        robots_disallowed: this.robotsDisallowed,
+        robots_blocked: robots.blocked,
+        crawl_delay_ms: robots.crawlDelayMs,
+        stopped,
+      },
+    }
   }
 }

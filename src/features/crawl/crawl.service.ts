@@ -5,49 +5,25 @@ import { charge, refund } from '../../billing/credits.ts'
 import { toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { wakeJobs } from '../../jobs/runner.ts'
-import { signalsOf } from '../../signals/signals.ts'
+import { type JobQueue, wakeJobs } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
 import { cancelQueuedCrawl, countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
+import { CRAWL_JOB, CRAWL_RESULT_TTL_MS, type CrawlRequest, normaliseCrawl } from './crawl.types.ts'
 import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
-import { CRAWL_JOB } from './crawl.worker.ts'
 
 export const MAX_ACTIVE_CRAWLS = 20
-export const CRAWL_RESULT_TTL_MS = 24 * 3600_000
 
 const tooManyCrawls = () =>
   new ApiError('rate_limited', `at most ${MAX_ACTIVE_CRAWLS} crawls may be queued or running at once; wait for one to finish`, { retryAfterSeconds: 30 })
-
-/** The request as stored and echoed: defaults filled in. */
-export type CrawlRequest = ReturnType<typeof normaliseCrawl>
-
-export function normaliseCrawl(p: CrawlParams) {
-  return {
-    url: p.url,
-    limit: p.limit ?? 25,
-    max_depth: p.max_depth ?? 2,
-    include_paths: p.include_paths ?? [],
-    exclude_paths: p.exclude_paths ?? [],
-    include_subdomains: p.include_subdomains ?? false,
-    sitemap: p.sitemap ?? 'include',
-    query: p.query,
-    ignore_query_parameters: p.ignore_query_parameters ?? false,
-    format: p.format ?? 'markdown',
-    include_links: p.include_links ?? false,
-    max_tokens: p.max_tokens,
-    max_age: p.max_age,
-    render: p.render ?? 'auto',
-  }
-}
 
 /**
  * POST /v1/crawl: at most 20 queued or running per account, `limit` credits debited up front (the
  * worker refunds what was not read), then a queued row for a worker to claim.
  */
-export async function startCrawl(store: Store, auth: AuthContext, params: CrawlParams, requestId: string) {
+export async function startCrawl({ store, signals }: JobQueue, auth: AuthContext, params: CrawlParams, requestId: string) {
   const request = normaliseCrawl(params)
   const reservedMc = toMc(request.limit)
   const now = Date.now()
@@ -84,7 +60,7 @@ export async function startCrawl(store: Store, auth: AuthContext, params: CrawlP
     await insertCrawl(tx, row)
     return balance
   })
-  wakeJobs(store, CRAWL_JOB)
+  wakeJobs(signals, CRAWL_JOB)
   return { task: toCrawlView(row, null), balanceMc }
 }
 
@@ -151,7 +127,7 @@ export async function getCrawlBody(store: Store, accountId: string, id: string):
  * and stops at its next step (the worker charges the pages read and refunds the rest); an ended
  * one is left as it is.
  */
-export async function cancelCrawl(store: Store, accountId: string, id: string) {
+export async function cancelCrawl({ store, signals }: JobQueue, accountId: string, id: string) {
   const row = await visibleCrawl(store, accountId, id)
   if (row.status === 'queued') {
     const now = Date.now()
@@ -173,7 +149,7 @@ export async function cancelCrawl(store: Store, accountId: string, id: string) {
   if (row.status === 'queued' || row.status === 'running') {
     await updateCrawl(store.db, id, { cancel_requested: 1 })
     // The worker running it may be in another process: tell every process now.
-    void signalsOf(store)?.publish({ type: 'crawl-canceled', crawlId: id })
+    void signals.publish({ type: 'crawl-canceled', crawlId: id })
   }
   return getCrawl(store, accountId, id)
 }

@@ -32,6 +32,40 @@ export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
     .orderBy('created_at')
     .execute()
 
+/** The account's crawls, newest first, without their (large) result: a list shows progress, the detail call the result. */
+export async function recentCrawls(db: Db, accountId: string, limit: number) {
+  const rows = await db
+    .selectFrom('crawls')
+    .select([
+      'id',
+      'account_id',
+      'key_id',
+      'request_id',
+      'request',
+      'status',
+      'run_at',
+      'lease_owner',
+      'lease_expires_at',
+      'attempts',
+      'cancel_requested',
+      'progress',
+      'error',
+      'credits_reserved_mc',
+      'credits_used_mc',
+      'webhook_url',
+      'webhook_delivery_id',
+      'created_at',
+      'started_at',
+      'completed_at',
+      'expires_at',
+    ])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => ({ ...r, result: null }))
+}
+
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
 /** The cancel flag alone: what a running crawl polls (DELETE may have set it from any process). */

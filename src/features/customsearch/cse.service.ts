@@ -1,7 +1,7 @@
-import { elapsed, holdCredits, type LookupDeps, type LookupOutcome, lookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
+import { billedLookup, elapsed, type LookupDeps, type LookupOutcome, type LookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
 import { toMc } from '../../billing/money.ts'
 import { PRICES } from '../../billing/prices.ts'
-import { resolveEngineName, searchVertical, searchWeb } from '../../engines/choice.ts'
+import { planEngines, resolveEngineName, searchNeed, searchVertical, searchWeb, verticalNeed } from '../../engines/choice.ts'
 import type { ImageResult, OrganicResult, SearchRequest, VerticalRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -81,35 +81,45 @@ export function normaliseCse(p: CseParams, auth: AuthContext): CseRequest {
 
 /** 1 credit per page of up to 10 results, free when nothing came back. Custom Search has no max_age: nothing is cached. */
 export async function runCse(deps: CseDeps, auth: AuthContext, req: CseRequest, requestId: string): Promise<LookupOutcome<CseBody>> {
-  const ticket = lookupTicket('/customsearch/v1', req, requestId)
-  const hold = await holdCredits(deps, auth, REALTIME, ticket, toMc(PRICES.page))
-  let body: CseBody
-  try {
-    const found = req.searchType === 'image' ? await imageItems(deps, req) : await webItems(deps, req)
-    const page = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - ticket.started) / 1000)
-    body = { ...page, meta: { request_id: requestId, engine: found.engine, route: found.route, latency_ms: elapsed(ticket.started) } }
-  } catch (err) {
-    await hold.release()
-    throw err
-  }
-  return hold.settle(body, body.items?.length ? toMc(PRICES.page) : 0, null)
+  const search = req.searchType === 'image' ? imagesOf(req) : searchOf(req)
+  // A choice that cannot serve the request is a 400 before anything is reserved.
+  planEngines(deps.engines, req.engine, search.endpoint === 'search' ? searchNeed(search) : verticalNeed(search))
+  return billedLookup(deps, auth, REALTIME, requestId, {
+    endpoint: '/customsearch/v1',
+    holdMc: toMc(PRICES.page),
+    ask: (ticket) => askCse(deps, req, search, ticket),
+    priceMc: (body) => (body.items?.length ? toMc(PRICES.page) : 0),
+  })
 }
 
-async function webItems(deps: CseDeps, req: CseRequest) {
-  const search: SearchRequest = {
-    endpoint: 'search',
+async function askCse(deps: CseDeps, req: CseRequest, search: SearchRequest | VerticalRequest, ticket: LookupTicket): Promise<CseBody> {
+  const found = search.endpoint === 'search' ? await webItems(deps, req, search) : await imageItems(deps, req, search)
+  const page = cseSearchBody(req, deps.baseUrl, found.items, found.totalResults, (performance.now() - ticket.started) / 1000)
+  return { ...page, meta: { request_id: ticket.requestId, engine: found.engine, route: found.route, latency_ms: elapsed(ticket.started) } }
+}
+
+/** The web search a Custom Search call makes. */
+const searchOf = (req: CseRequest): SearchRequest => ({ endpoint: 'search', ...asked(req), page: 1, offset: req.start - 1, device: 'desktop' })
+
+/** searchType=image: image pages hold 10 results each here, so `start` picks the page (and imageItems the offset inside it). */
+const imagesOf = (req: CseRequest): VerticalRequest => ({ endpoint: 'images', ...asked(req), page: Math.floor((req.start - 1) / 10) + 1 })
+
+/** What both searches ask: the query with its operators folded in, its filters, one page of 10. */
+function asked(req: CseRequest) {
+  const site = req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })
+  return {
     engine: req.engine,
     q: req.query,
     country: req.country,
     language: req.language,
-    num: 10,
-    page: 1,
-    offset: req.start - 1,
+    num: 10 as const,
     safe: req.safe,
-    device: 'desktop',
     ...(req.tbs && { tbs: req.tbs }),
-    ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
+    ...site,
   }
+}
+
+async function webItems(deps: CseDeps, req: CseRequest, search: SearchRequest) {
   const answer = await searchWeb(deps.engines, search)
   const results: OrganicResult[] = answer.page.results.slice(0, req.num)
   return {
@@ -120,21 +130,8 @@ async function webItems(deps: CseDeps, req: CseRequest) {
   }
 }
 
-/** Image pages hold 10 results each here; `start` picks the page and the offset inside it. */
-async function imageItems(deps: CseDeps, req: CseRequest) {
+async function imageItems(deps: CseDeps, req: CseRequest, images: VerticalRequest) {
   const offset = req.start - 1
-  const images: VerticalRequest = {
-    endpoint: 'images',
-    engine: req.engine,
-    q: req.query,
-    country: req.country,
-    language: req.language,
-    num: 10,
-    page: Math.floor(offset / 10) + 1,
-    safe: req.safe,
-    ...(req.tbs && { tbs: req.tbs }),
-    ...(req.site && (req.site.exclude ? { exclude_domains: [req.site.domain] } : { include_domains: [req.site.domain] })),
-  }
   const answer = await searchVertical(deps.engines, images)
   const results = (answer.page.results as ImageResult[]).slice(offset % 10, (offset % 10) + req.num)
   return {

@@ -75,7 +75,7 @@ export function dashboardScreenRoutes(app: FastifyInstance, deps: AppDeps) {
 
   app.get(`${api}/v1/crawls`, opts, async (req) => listCrawls(deps.store, await user(req), parseInput(ListQuery, req).limit ?? 20))
   app.get(`${api}/v1/crawls/:id`, opts, async (req) => crawlDetail(deps.store, await user(req), id(req)))
-  app.delete(`${api}/v1/crawls/:id`, opts, async (req) => cancelCrawlFor(deps.store, await user(req), id(req)))
+  app.delete(`${api}/v1/crawls/:id`, opts, async (req) => cancelCrawlFor(deps, await user(req), id(req)))
 
   app.get(`${api}/v1/batches`, opts, async (req) => listBatchJobs(deps.store, deps.config.baseUrl, await user(req), parseInput(ListQuery, req).limit ?? 50))
   app.get(`${api}/v1/batches/:id`, opts, async (req) => batchJobDetail(deps.store, deps.config.baseUrl, await user(req), id(req)))

@@ -1,5 +1,6 @@
 import { findCounter } from '../../billing/credits.store.ts'
 import { periods, toCredits, toMc } from '../../billing/money.ts'
+import { keysMonthUsage } from '../../billing/spend.store.ts'
 import { ApiError } from '../../errors.ts'
 import type { KeyCache } from '../../http/auth.ts'
 import { newApiKey } from '../../security/secrets.ts'
@@ -8,7 +9,6 @@ import type { ApiKeyRow } from '../../store/schema.ts'
 import { createKey } from '../accounts/accounts.service.ts'
 import { findAccount, findKey, listLiveKeys, setMemberKeysLimit, updateAccount, updateKey } from '../accounts/accounts.store.ts'
 import { pauseMonitorsOfRevokedKey } from '../monitors/monitors.service.ts'
-import { keysMonthUsage } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**

@@ -7,6 +7,7 @@ import type { AuthContext } from '../../http/auth.ts'
 import { parseWith } from '../../http/parse-input.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
 import { authForKeyId } from '../accounts/accounts.service.ts'
+import { listLiveKeys } from '../accounts/accounts.store.ts'
 import { renderContextMarkdown } from '../context/context.markdown.ts'
 import { ContextParams } from '../context/context.schema.ts'
 import { normaliseContext, runContext } from '../context/context.service.ts'
@@ -23,7 +24,6 @@ import { normaliseSearch, runSearch } from '../search/search.service.ts'
 import { explainParamElsewhere } from '../search/verticals/param-homes.ts'
 import { runVertical } from '../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS, type VerticalName } from '../search/verticals/vertical.specs.ts'
-import { liveKeysOf } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
@@ -56,7 +56,7 @@ export const isPlaygroundVertical = (name: string): name is PlaygroundEndpoint =
 
 /** Keys a user may bill in the playground: members their own (as for managing keys), the owner any. */
 export async function playgroundKeys(store: AppDeps['store'], user: SessionUser) {
-  const keys = await liveKeysOf(store.db, user.accountId)
+  const keys = await listLiveKeys(store.db, user.accountId)
   const usable = keys.filter((k) => user.role === 'owner' || k.user_id === user.id)
   // The user's own keys first, oldest first: the first is the default.
   return [...usable.filter((k) => k.user_id === user.id), ...usable.filter((k) => k.user_id !== user.id)].map((k) => ({
@@ -195,6 +195,6 @@ async function runPageEndpoint(deps: AppDeps, auth: AuthContext, endpoint: PageE
   const p = parseWith(CrawlParams, params)
   assertRenderable(deps.renderer, p.render)
   await deps.limiter.consume(auth.keyId, auth.rps)
-  const { task, balanceMc } = await startCrawl(deps.store, auth, p, requestId)
+  const { task, balanceMc } = await startCrawl(deps, auth, p, requestId)
   return { outcome: { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false }, json: task as unknown, markdown: null }
 }

@@ -67,9 +67,10 @@ export async function changePassword(store: Store, user: SessionUser, token: str
 /** `loginPath` is where this server serves login ({app_api_url}/v1/login), named in the 401. */
 export async function sessionUser(store: Store, token: string | undefined, loginPath: string): Promise<SessionUser> {
   if (!token) throw new ApiError('unauthorized', `not logged in: POST ${loginPath} first`)
-  const row = await findSession(store.db, sha256(token))
-  if (!row || row.expires_at <= Date.now()) throw new ApiError('unauthorized', 'session expired: log in again')
-  return { id: row.id, email: row.email, role: row.role, accountId: row.account_id }
+  const session = await findSession(store.db, sha256(token))
+  const user = session && session.expires_at > Date.now() ? await findUser(store.db, session.user_id) : undefined
+  if (!user) throw new ApiError('unauthorized', 'session expired: log in again')
+  return { id: user.id, email: user.email, role: user.role, accountId: user.account_id }
 }
 
 export async function logout(store: Store, token: string | undefined) {

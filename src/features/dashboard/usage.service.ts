@@ -1,10 +1,10 @@
 import { findCounter } from '../../billing/credits.store.ts'
 import { periods, toCredits } from '../../billing/money.ts'
 import { rateLimitFor } from '../../billing/plans.ts'
+import { DAY_MS, ledgerPage, spendByDay } from '../../billing/spend.store.ts'
 import { ApiError } from '../../errors.ts'
 import type { Store } from '../../store/database.ts'
-import { findAccount } from '../accounts/accounts.store.ts'
-import { accountKeyNames, DAY_MS, ledgerPage, spendByDay } from './dashboard.store.ts'
+import { accountKeyNames, findAccount } from '../accounts/accounts.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**
@@ -88,9 +88,10 @@ export async function usageSeries(store: Store, user: SessionUser, days: number,
   }
 }
 
-/** The ledger newest first: purchases, reservations (debits), refunds and charges, with the key's name. */
+/** The ledger newest first: purchases, reservations (debits), refunds and charges, with the key's name (revoked keys too). */
 export async function ledger(store: Store, user: SessionUser, limit: number, before?: number) {
-  const rows = await ledgerPage(store.db, user.accountId, limit, before)
+  const [rows, keys] = await Promise.all([ledgerPage(store.db, user.accountId, limit, before), accountKeyNames(store.db, user.accountId)])
+  const names = new Map(keys.map((k) => [k.id, k.name]))
   const last = rows.at(-1)
   return {
     entries: rows.map((r) => ({
@@ -101,7 +102,7 @@ export async function ledger(store: Store, user: SessionUser, limit: number, bef
       balance_after: toCredits(r.balance_after_mc),
       endpoint: r.endpoint,
       key_id: r.key_id,
-      key_name: r.key_name,
+      key_name: r.key_id ? (names.get(r.key_id) ?? null) : null,
       request_id: r.request_id,
     })),
     next_before: rows.length === limit && last ? last.id : null,

@@ -6,10 +6,9 @@ import type { Store } from '../../store/database.ts'
 import { sendWebhook } from '../../webhooks/webhook.deliver.ts'
 import { webhookHeaders } from '../../webhooks/webhook.sign.ts'
 import { ensureWebhookSecret, sealWebhookSecret, unsealWebhookSecret } from '../../webhooks/webhooks.service.ts'
-import { insertDelivery } from '../../webhooks/webhooks.store.ts'
+import { insertDelivery, recentDeliveries } from '../../webhooks/webhooks.store.ts'
 import { WEBHOOK_TIMEOUT_MS } from '../../webhooks/webhooks.worker.ts'
 import { findAccount, updateAccount } from '../accounts/accounts.store.ts'
-import { recentDeliveries } from './dashboard.store.ts'
 import type { SessionUser } from './sessions.service.ts'
 
 /**

@@ -1,17 +1,18 @@
 import type { AppDeps } from '../../deps.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import type { JobQueue } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import { authForKeyId } from '../accounts/accounts.service.ts'
 import { getBatchJob, toBatchJobView } from '../batches/batches.service.ts'
+import { recentBatchJobs } from '../batches/batches.store.ts'
 import { cancelCrawl, getCrawl } from '../crawl/crawl.service.ts'
-import { findCrawl } from '../crawl/crawl.store.ts'
+import { findCrawl, recentCrawls } from '../crawl/crawl.store.ts'
 import { toCrawlView } from '../crawl/crawl.view.ts'
 import { engineStatuses } from '../engines/engines.service.ts'
 import { listAccountMonitors, monitorRuns, patchMonitor, runMonitorNow } from '../monitors/monitors.service.ts'
 import { findMonitor } from '../monitors/monitors.store.ts'
-import { recentBatchJobs, recentCrawls } from './dashboard.store.ts'
 import { playgroundAuth } from './playground.service.ts'
 import type { SessionUser } from './sessions.service.ts'
 
@@ -39,7 +40,7 @@ export async function crawlDetail(store: Store, user: SessionUser, id: string) {
   const row = await findCrawl(store.db, user.accountId, id)
   return { ...view, url: row ? ((JSON.parse(row.request) as { url?: string }).url ?? null) : null }
 }
-export const cancelCrawlFor = (store: Store, user: SessionUser, id: string) => cancelCrawl(store, user.accountId, id)
+export const cancelCrawlFor = (queue: JobQueue, user: SessionUser, id: string) => cancelCrawl(queue, user.accountId, id)
 
 export async function listBatchJobs(store: Store, baseUrl: string, user: SessionUser, limit: number) {
   const rows = await recentBatchJobs(store.db, user.accountId, limit)
@@ -81,7 +82,7 @@ export async function setMonitorActive(deps: AppDeps, user: SessionUser, id: str
 }
 
 export async function runMonitorFor(deps: AppDeps, user: SessionUser, id: string) {
-  return runMonitorNow(deps.store, await monitorActor(deps.store, user, id), id)
+  return runMonitorNow(deps, await monitorActor(deps.store, user, id), id)
 }
 
 export async function engineHealth(deps: Pick<AppDeps, 'engines'>) {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SearchMeta } from '../../billing/search-meta.ts'
 import * as results from '../../engines/results.schema.ts'
 import { ErrorEnvelope } from '../../http/error-schema.ts'
 import { Highlight, PageMetadata, PageResult, ReadLink } from '../../reader/page.schema.ts'
@@ -9,6 +10,7 @@ import { SEARXNG_COMPONENTS } from '../compat/searxng/searxng.response.ts'
 import { SERPER_COMPONENTS } from '../compat/serper/serper.response.ts'
 import { TAVILY_COMPONENTS } from '../compat/tavily/tavily.response.ts'
 import { ContextMeta, ContextPassage, ContextResponse, ContextSource } from '../context/context.schema.ts'
+import { ResearchMeta, ResearchResult, ResearchSource, ResearchStep, ResearchTask } from '../context/research/research.response.ts'
 import { CrawlTask } from '../crawl/crawl.response.ts'
 import { CseResponse } from '../customsearch/cse.response.ts'
 import { EngineStatus, EnginesResponse } from '../engines/engines.response.ts'
@@ -16,7 +18,7 @@ import { MapResponse } from '../map/map.response.ts'
 import { MonitorDeleted, MonitorList, MonitorResponse, MonitorRun, MonitorRuns } from '../monitors/monitors.response.ts'
 import { RankResponse } from '../rank/rank.schema.ts'
 import { ExtractResponse, WebpageResponse } from '../reading/reading.response.ts'
-import { SearchMeta, SearchResponse } from '../search/search.response.ts'
+import { SearchResponse } from '../search/search.response.ts'
 import { verticalResponse } from '../search/verticals/vertical.response.ts'
 import type { VerticalName } from '../search/verticals/vertical.specs.ts'
 
@@ -80,6 +82,11 @@ export function componentRegistry(): z.core.$ZodRegistry<Meta> {
     ContextPassage,
     ContextSource,
     ContextMeta,
+    ResearchTask,
+    ResearchStep,
+    ResearchSource,
+    ResearchResult,
+    ResearchMeta,
     CseResponse,
     ExtractResponse,
     WebpageResponse,

@@ -1,5 +1,5 @@
-import { reserve, settle } from '../../billing/credits.ts'
-import { toCredits, toMc } from '../../billing/money.ts'
+import { billedLookup, type LookupDeps, REALTIME } from '../../billing/billed-lookup.ts'
+import { toMc } from '../../billing/money.ts'
 import { PRICES } from '../../billing/prices.ts'
 import type { Services } from '../../deps.ts'
 import { ApiError } from '../../errors.ts'
@@ -21,7 +21,7 @@ const START_PAGE_TIMEOUT_MS = 15_000
 /** One listed URL: an item of MapResponse's `results`. */
 type MapResult = MapResponse['results'][number]
 
-export type MapDeps = Pick<Services, 'store' | 'config' | 'robots'>
+export type MapDeps = LookupDeps & Pick<Services, 'config' | 'robots'>
 
 /**
  * POST /v1/map: the site's URLs from its sitemaps (named in robots.txt, else /sitemap.xml; indexes,
@@ -31,73 +31,69 @@ export type MapDeps = Pick<Services, 'store' | 'config' | 'robots'>
  * URLs and reads no page but the start page, so robots.txt rules do not filter the list.
  */
 export async function runMap(deps: MapDeps, auth: AuthContext, params: MapParams, requestId: string) {
-  const started = Date.now()
-  const deadline = started + MAP_BUDGET_MS
   const start = parseHttpUrl(params.url).href
-  const origin = new URL(start).origin
-  const limit = params.limit ?? 100
-  const mode = params.sitemap ?? 'include'
-  const includeSubdomains = params.include_subdomains ?? false
-  const ignoreQuery = params.ignore_query_parameters ?? false
-  const follow = pathFilter(params.include_paths, params.exclude_paths)
-
-  const reservation = await reserve(
-    deps.store,
-    { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc },
-    toMc(PRICES.page),
-    requestId,
-    '/v1/map',
-  )
-  let results: MapResult[]
-  try {
-    const found = new Map<string, MapResult>()
-    const add = (raw: string, source: MapResult['source'], extra: { title?: string; lastmod?: string } = {}) => {
-      // The query is ignored for de-duplication only: the URL listed is the first one found, as found.
-      const url = canonicalUrl(raw)
-      if (!url || !onSite(url, start, includeSubdomains) || !follow(url)) return
-      const key = siteKey(url, { ignoreQuery })
-      const known = found.get(key)
-      if (known) {
-        known.title ??= extra.title || undefined // a page link can name a sitemap URL
-        return
-      }
-      found.set(key, { url, ...(extra.title ? { title: extra.title } : {}), ...(extra.lastmod ? { lastmod: extra.lastmod } : {}), source })
-    }
-    // The search ranks the whole site, so collect beyond `limit` when one is given.
-    const collectUpTo = params.search ? 5000 : limit
-    let siteAnswered = false
-    if (mode !== 'skip') {
-      const robots = await deps.robots.get(origin)
-      const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots.sitemaps, origin), collectUpTo * 2, deadline)
-      siteAnswered = robots.status !== 'unreachable' || sitemaps.sitemapsRead > 0
-      for (const entry of sitemaps.entries) add(entry.url, 'sitemap', { lastmod: entry.lastmod })
-    }
-    let startPage: StartPage | undefined
-    if (mode !== 'only') {
-      startPage = await readStartPage(deps, start, deadline)
-      siteAnswered ||= startPage.answered
-      // Only a start page that was read is a URL found: echoing the caller's URL back would bill for nothing.
-      if (startPage.read) add(start, 'page')
-      for (const link of startPage.links) add(link.url, 'page', { title: link.text })
-    }
-    if (!siteAnswered) throw unreachable(startPage?.error)
-    results = rank([...found.values()], params.search).slice(0, limit)
-  } catch (err) {
-    await settle(deps.store, reservation, 0)
-    throw err
-  }
-  const usedMc = results.length > 0 ? toMc(PRICES.page) : 0
-  const balanceMc = await settle(deps.store, reservation, usedMc)
-  const body = {
-    request: { url: params.url, limit, sitemap: mode, include_subdomains: includeSubdomains, ignore_query_parameters: ignoreQuery, ...filtersSent(params) },
-    results,
-    meta: { request_id: requestId, credits_used: toCredits(usedMc), latency_ms: Date.now() - started, count: results.length },
-  } satisfies MapResponse
+  const request = normaliseMap(params)
+  const { body, usedMc, balanceMc } = await billedLookup(deps, auth, REALTIME, requestId, {
+    endpoint: '/v1/map',
+    holdMc: toMc(PRICES.page),
+    async ask(ticket) {
+      const results = await listUrls(deps, start, request)
+      return { request, results, meta: { request_id: ticket.requestId, credits_used: 0, latency_ms: 0, count: results.length } } satisfies MapResponse
+    },
+    priceMc: (body) => (body.results.length > 0 ? toMc(PRICES.page) : 0),
+  })
   return { body, usedMc, balanceMc }
 }
 
-function filtersSent(p: MapParams) {
+/** The site's URLs, cleaned, kept on the site, de-duplicated, filtered and ranked; a site that gave no answer at all is a 503. */
+async function listUrls(deps: MapDeps, start: string, request: MapRequest): Promise<MapResult[]> {
+  const deadline = Date.now() + MAP_BUDGET_MS
+  const origin = new URL(start).origin
+  const follow = pathFilter(request.include_paths, request.exclude_paths)
+  const found = new Map<string, MapResult>()
+  const add = (raw: string, source: MapResult['source'], extra: { title?: string; lastmod?: string } = {}) => {
+    // The query is ignored for de-duplication only: the URL listed is the first one found, as found.
+    const url = canonicalUrl(raw)
+    if (!url || !onSite(url, start, request.include_subdomains) || !follow(url)) return
+    const key = siteKey(url, { ignoreQuery: request.ignore_query_parameters })
+    const known = found.get(key)
+    if (known) {
+      known.title ??= extra.title || undefined // a page link can name a sitemap URL
+      return
+    }
+    found.set(key, { url, ...(extra.title ? { title: extra.title } : {}), ...(extra.lastmod ? { lastmod: extra.lastmod } : {}), source })
+  }
+  // The search ranks the whole site, so collect beyond `limit` when one is given.
+  const collectUpTo = request.search ? 5000 : request.limit
+  let siteAnswered = false
+  if (request.sitemap !== 'skip') {
+    const robots = await deps.robots.get(origin)
+    const sitemaps = await readSitemaps(deps.config, origin, sitemapStarts(robots.sitemaps, origin), collectUpTo * 2, deadline)
+    siteAnswered = robots.status !== 'unreachable' || sitemaps.sitemapsRead > 0
+    for (const entry of sitemaps.entries) add(entry.url, 'sitemap', { lastmod: entry.lastmod })
+  }
+  let startPage: StartPage | undefined
+  if (request.sitemap !== 'only') {
+    startPage = await readStartPage(deps, start, deadline)
+    siteAnswered ||= startPage.answered
+    // Only a start page that was read is a URL found: echoing the caller's URL back would bill for nothing.
+    if (startPage.read) add(start, 'page')
+    for (const link of startPage.links) add(link.url, 'page', { title: link.text })
+  }
+  if (!siteAnswered) throw unreachable(startPage?.error)
+  return rank([...found.values()], request.search).slice(0, request.limit)
+}
+
+type MapRequest = ReturnType<typeof normaliseMap>
+
+/** The request echoed as `request`: defaults filled in, the filters only when sent. */
+function normaliseMap(p: MapParams) {
   return {
+    url: p.url,
+    limit: p.limit ?? 100,
+    sitemap: p.sitemap ?? 'include',
+    include_subdomains: p.include_subdomains ?? false,
+    ignore_query_parameters: p.ignore_query_parameters ?? false,
     ...(p.search ? { search: p.search } : {}),
     ...(p.include_paths ? { include_paths: p.include_paths } : {}),
     ...(p.exclude_paths ? { exclude_paths: p.exclude_paths } : {}),

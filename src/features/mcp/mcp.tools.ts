@@ -89,14 +89,14 @@ type PageBilling = ReturnType<typeof billingOf>
 
 /**
  * A paged answer: continued from its stash when a cursor is sent (free: no API call), otherwise
- * fetched now and billed like its REST call.
+ * fetched now and billed like its REST call; its pages keep it in the stash.
  */
 async function resumeOrFetch<K extends { requestId: string | null }>(
   ctx: ToolContext,
   tool: string,
-  args: { cursor?: string },
+  args: PageArgs,
   fetch: () => Promise<{ kept: K; reply: ApiReply }>,
-): Promise<{ kept: K; offset: number; stashId?: string; billing: PageBilling }> {
+): Promise<{ kept: K; billing: PageBilling; pages: Pager }> {
   const asked = argumentsKey(args)
   if (args.cursor) {
     const cursor = decodeCursor(args.cursor, tool)
@@ -105,10 +105,11 @@ async function resumeOrFetch<K extends { requestId: string | null }>(
     if (kept.asked !== undefined && kept.asked !== asked) {
       throw new ToolError('invalid_request', `cursor continues a ${tool} call with other arguments; repeat that call's arguments with it, or leave cursor out`)
     }
-    return { kept, offset: cursor.offset, stashId: cursor.stash, billing: FREE_PAGE(kept.requestId) }
+    return { kept, billing: FREE_PAGE(kept.requestId), pages: pager(ctx, tool, args, cursor.offset, { value: kept, id: cursor.stash }) }
   }
   const { kept, reply } = await fetch()
-  return { kept: { ...kept, asked }, offset: 0, billing: billingOf(reply) }
+  const asKept = { ...kept, asked }
+  return { kept: asKept, billing: billingOf(reply), pages: pager(ctx, tool, args, 0, { value: asKept }) }
 }
 
 /** The arguments that choose an answer (not where to continue it, nor how much to show at once). */
@@ -125,44 +126,61 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The paging note's length while fitting: a real cursor is shorter. */
 const CURSOR_PLACEHOLDER = 'x'.repeat(72)
 
+/** The arguments every paged tool takes: where to continue, and how much to show at once. */
+interface PageArgs {
+  cursor?: string
+  max_tokens?: number
+}
+
 interface Paged {
   /** Items shown: [offset, end). */
   end: number
   text: string
-  next: string | null
+  /** The structured answer's paging fields. */
+  window: { offset: number; total: number; next_cursor: string | null }
 }
 
-/**
- * Fits items [offset, total) into the budget (with the paging note) and makes the next cursor:
- * over a kept answer (stashed now, or the one the cursor named), or, for `refetch` tools, just
- * the offset (their data is read again, free).
- */
-async function page(
-  ctx: ToolContext,
-  o: {
-    tool: string
-    offset: number
-    total: number
-    budget: number
-    render: (from: number, to: number) => string
-    /** "results 1–10 of 40" for [from, to). */
-    range: (from: number, to: number) => string
-    keep?: { value: unknown; id?: string }
-  },
-): Promise<Paged> {
-  const note = (to: number, cursor: string | null) =>
-    cursor ? `---\nShown: ${o.range(o.offset, to)}. Next page: call ${o.tool} again with the same arguments and cursor "${cursor}".` : ''
-  const room = Math.max(200, o.budget - countTokens(note(o.offset + 1, CURSOR_PLACEHOLDER)))
-  const fit = fitItems(o.total - o.offset, room, (k) => o.render(o.offset, o.offset + k))
-  const end = o.offset + fit.k
-  let next: string | null = null
-  if (end < o.total) {
-    const stash = o.keep ? (o.keep.id ?? (await ctx.stash.put(o.keep.value))) : undefined
-    next = encodeCursor({ tool: o.tool, offset: end, stash })
-  }
-  const tail = note(end, next)
-  return { end, text: tail ? `${fit.text}\n\n${tail}` : fit.text, next }
+/** The paging of one tool call: where it starts, and how its items fit max_tokens. */
+interface Pager {
+  /** The first item this call shows: 0, or where the cursor left off. */
+  offset: number
+  /** A cursor was sent: the call continues an earlier one. */
+  continued: boolean
+  /** max_tokens, or the default. */
+  budget: number
+  /**
+   * Fits items [offset, total) into the budget (with the paging note) and makes the next cursor:
+   * over the kept answer (stashed now, or the one the cursor named), or, without one, just the
+   * offset (the tool reads its data again, free).
+   */
+  page(items: { total: number; render: (from: number, to: number) => string; range: (from: number, to: number) => string }): Promise<Paged>
 }
+
+function pager(ctx: ToolContext, tool: string, args: PageArgs, offset: number, keep?: { value: unknown; id?: string }): Pager {
+  const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS
+  return {
+    offset,
+    continued: args.cursor !== undefined,
+    budget,
+    async page({ total, render, range }) {
+      const note = (to: number, cursor: string | null) =>
+        cursor ? `---\nShown: ${range(offset, to)}. Next page: call ${tool} again with the same arguments and cursor "${cursor}".` : ''
+      const room = Math.max(200, budget - countTokens(note(offset + 1, CURSOR_PLACEHOLDER)))
+      const fit = fitItems(total - offset, room, (k) => render(offset, offset + k))
+      const end = offset + fit.k
+      let next: string | null = null
+      if (end < total) {
+        const stash = keep ? (keep.id ?? (await ctx.stash.put(keep.value))) : undefined
+        next = encodeCursor({ tool, offset: end, stash })
+      }
+      const tail = note(end, next)
+      return { end, text: tail ? `${fit.text}\n\n${tail}` : fit.text, window: { offset, total, next_cursor: next } }
+    },
+  }
+}
+
+/** Paging of a tool whose data is read again when continued (free): the cursor holds only the offset. */
+const refetchPager = (ctx: ToolContext, tool: string, args: PageArgs) => pager(ctx, tool, args, args.cursor ? decodeCursor(args.cursor, tool).offset : 0)
 
 /** Polls `read` until `done` or the wait runs out (every 1 to 3 s); a rate-limited poll ends the wait. */
 async function waitFor<T>(
@@ -207,7 +225,7 @@ const searchTool = tool({
   output: SearchOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(ctx, args) {
-    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptSearch>(ctx, 'search', args, async () => {
+    const { kept, billing, pages } = await resumeOrFetch<KeptSearch>(ctx, 'search', args, async () => {
       const vertical = args.vertical ?? 'web'
       const reply = await call(ctx, {
         method: 'POST',
@@ -216,15 +234,12 @@ const searchTool = tool({
       })
       return { kept: { vertical, body: reply.body as Json, requestId: reply.requestId }, reply }
     })
+    const { offset } = pages
     const results = Array.isArray(kept.body.results) ? (kept.body.results as Json[]) : []
-    const paged = await page(ctx, {
-      tool: 'search',
-      offset,
+    const paged = await pages.page({
       total: results.length,
-      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
       render: (from, to) => renderSearchPage(kept.vertical, kept.body, from, to),
       range: (from, to) => `results ${from + 1}–${to} of ${results.length}`,
-      keep: { value: kept, id: stashId },
     })
     const meta = (kept.body.meta ?? {}) as Json
     const request = (kept.body.request ?? {}) as Json
@@ -240,9 +255,7 @@ const searchTool = tool({
         parse_quality: typeof meta.parse_quality === 'string' ? meta.parse_quality : null,
         results: results.slice(offset, paged.end),
         extras: offset === 0 && Object.keys(extras).length > 0 ? extras : null,
-        offset,
-        total: results.length,
-        next_cursor: paged.next,
+        ...paged.window,
         ...billing,
       },
     }
@@ -262,30 +275,22 @@ interface KeptPages {
 const READ_TIMEOUT_SECONDS = 30
 
 /** Reads (or continues) a pages answer, pages it by blocks and renders it. */
-async function pagesAnswer(
-  ctx: ToolContext,
-  toolName: 'webpage' | 'extract',
-  args: { cursor?: string; max_tokens?: number },
-  read: () => Promise<{ kept: KeptPages; reply: ApiReply }>,
-) {
-  const { kept, offset, stashId, billing } = await resumeOrFetch<KeptPages>(ctx, toolName, args, read)
+async function pagesAnswer(ctx: ToolContext, toolName: 'webpage' | 'extract', args: PageArgs, read: () => Promise<{ kept: KeptPages; reply: ApiReply }>) {
+  const { kept, billing, pages } = await resumeOrFetch<KeptPages>(ctx, toolName, args, read)
+  const { offset } = pages
   const preface =
     offset === 0 && kept.failed.length > 0
       ? `Could not read (not billed):\n${kept.failed.map((f) => `- ${inline(f.url)}: ${f.error.code}: ${inline(f.error.message)}`).join('\n')}`
       : ''
   const footer = creditsLine(billing)
-  const paged = await page(ctx, {
-    tool: toolName,
-    offset,
+  const paged = await pages.page({
     total: kept.listing.blocks.length,
-    budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
     render: (from, to) => [preface, renderDocs(kept.listing, from, to).text, footer].filter(Boolean).join('\n\n'),
     range: (from, to) => docRange(kept.listing, from, to),
-    keep: { value: kept, id: stashId },
   })
   const { parts } = renderDocs(kept.listing, offset, paged.end)
   const text = kept.emptyPage ? `No readable content was found on the page (not billed).\n\n${paged.text}` : paged.text
-  return { text, parts, kept, paged, offset, billing }
+  return { text, parts, kept, paged, billing }
 }
 
 const readingBody = (args: Json) => ({
@@ -314,9 +319,7 @@ const webpageTool = tool({
       text: a.text,
       structured: {
         pages: a.parts,
-        offset: a.offset,
-        total: a.kept.listing.blocks.length,
-        next_cursor: a.paged.next,
+        ...a.paged.window,
         empty_page: a.kept.emptyPage,
         ...a.billing,
       },
@@ -344,10 +347,8 @@ const extractTool = tool({
       text: a.text,
       structured: {
         pages: a.parts,
-        offset: a.offset,
-        total: a.kept.listing.blocks.length,
-        next_cursor: a.paged.next,
-        failed: a.offset === 0 ? a.kept.failed : [],
+        ...a.paged.window,
+        failed: a.paged.window.offset === 0 ? a.kept.failed : [],
         succeeded: a.kept.succeeded,
         ...a.billing,
       },
@@ -376,7 +377,7 @@ const mapTool = tool({
   output: MapOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
   async run(ctx, args) {
-    const { kept, offset, stashId, billing } = await resumeOrFetch<KeptMap>(ctx, 'map', args, async () => {
+    const { kept, billing, pages } = await resumeOrFetch<KeptMap>(ctx, 'map', args, async () => {
       const reply = await call(ctx, { method: 'POST', path: '/v1/map', body: restBody(args, ['max_tokens', 'cursor']) })
       const body = reply.body as { request?: Json; results?: Json[] }
       const kept = {
@@ -393,18 +394,14 @@ const mapTool = tool({
     })
     const head = `# Map: ${inline(kept.url)}\n\n${kept.results.length} URL${kept.results.length === 1 ? '' : 's'} found.`
     const line = (r: MapItem) => `- ${inline(r.url)}${r.title ? ` — ${inline(r.title)}` : ''}${r.lastmod ? ` (updated ${inline(r.lastmod)})` : ''}`
-    const paged = await page(ctx, {
-      tool: 'map',
-      offset,
+    const paged = await pages.page({
       total: kept.results.length,
-      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
       render: (from, to) => [head, kept.results.slice(from, to).map(line).join('\n'), creditsLine(billing)].filter(Boolean).join('\n\n'),
       range: (from, to) => `URLs ${from + 1}–${to} of ${kept.results.length}`,
-      keep: { value: kept, id: stashId },
     })
     return {
       text: paged.text,
-      structured: { url: kept.url, results: kept.results.slice(offset, paged.end), offset, total: kept.results.length, next_cursor: paged.next, ...billing },
+      structured: { url: kept.url, results: kept.results.slice(pages.offset, paged.end), ...paged.window, ...billing },
     }
   },
 })
@@ -482,9 +479,9 @@ const crawlResultTool = tool({
   output: CrawlResultOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(ctx, args) {
-    const cursor = args.cursor ? decodeCursor(args.cursor, 'crawl_result') : null
+    const pages = refetchPager(ctx, 'crawl_result', args)
     const first = await readCrawl(ctx, args.id)
-    const { task: t, reply } = cursor ? first : await waitCrawl(ctx, first, args.wait_seconds ?? 15)
+    const { task: t, reply } = pages.continued ? first : await waitCrawl(ctx, first, args.wait_seconds ?? 15)
     const base = {
       id: t.id,
       status: t.status,
@@ -499,7 +496,7 @@ const crawlResultTool = tool({
       return { text: crawlStatusText(t) + more, structured: { ...base, failed: [], pages: [], offset: 0, total: 0, next_cursor: null } }
     }
     const listing = docListing(t.result.pages)
-    const offset = cursor?.offset ?? 0
+    const { offset } = pages
     const stats = t.result.stats
     const preface =
       offset === 0
@@ -514,11 +511,8 @@ const crawlResultTool = tool({
             .filter(Boolean)
             .join('\n\n')
         : ''
-    const paged = await page(ctx, {
-      tool: 'crawl_result',
-      offset,
+    const paged = await pages.page({
       total: listing.blocks.length,
-      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
       render: (from, to) => [preface, renderDocs(listing, from, to).text].filter(Boolean).join('\n\n'),
       range: (from, to) => docRange(listing, from, to),
     })
@@ -528,9 +522,7 @@ const crawlResultTool = tool({
         ...base,
         failed: offset === 0 ? t.result.failed : [],
         pages: renderDocs(listing, offset, paged.end).parts,
-        offset,
-        total: listing.blocks.length,
-        next_cursor: paged.next,
+        ...paged.window,
       },
     }
   },
@@ -605,7 +597,7 @@ const batchResultTool = tool({
   output: BatchResultOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(ctx, args) {
-    const cursor = args.cursor ? decodeCursor(args.cursor, 'batch_result') : null
+    const pages = refetchPager(ctx, 'batch_result', args)
     const ids = [...new Set(args.ids)]
     const readAll = () =>
       mapLimit(ids, 8, async (id): Promise<JobState> => {
@@ -616,13 +608,12 @@ const batchResultTool = tool({
     const finished = (s: JobState[]) => s.every((j) => !j.job || JOB_ENDED.has(j.job.status))
     const first = await readAll()
     const states =
-      cursor || !args.wait_seconds
+      pages.continued || !args.wait_seconds
         ? first
         : await waitFor(ctx, args.wait_seconds, first, readAll, finished, (s) => {
             const n = s.filter((j) => !j.job || JOB_ENDED.has(j.job.status)).length
             return [n, s.length, `${n} of ${s.length} jobs finished`]
           })
-    const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS
     const items = states.map((s, i) => {
       const j = s.job
       const status = j ? j.status : 'not_found'
@@ -631,7 +622,7 @@ const batchResultTool = tool({
       let body = ''
       if (!j) body = 'No such job for this account, or its result expired (results are kept 24 hours).'
       else if (j.status === 'done') {
-        content = trimToTokens(renderJobResult(j.endpoint, j.result), Math.max(200, budget - 300)).text
+        content = trimToTokens(renderJobResult(j.endpoint, j.result), Math.max(200, pages.budget - 300)).text
         body = content
       } else if (j.error) body = `Error: ${j.error.code}: ${inline(j.error.message)}`
       else body = 'Not finished yet.'
@@ -642,19 +633,16 @@ const batchResultTool = tool({
     })
     const done = states.filter((s) => s.job?.status === 'done').length
     const pending = states.filter((s) => s.job && !JOB_ENDED.has(s.job.status)).length
-    const offset = cursor?.offset ?? 0
+    const { offset } = pages
     const summary = `${done} of ${states.length} jobs done, ${pending} not finished yet.`
-    const paged = await page(ctx, {
-      tool: 'batch_result',
-      offset,
+    const paged = await pages.page({
       total: items.length,
-      budget,
       render: (from, to) => [offset === 0 ? summary : '', ...items.slice(from, to).map((it) => it.text)].filter(Boolean).join('\n\n'),
       range: (from, to) => `jobs ${from + 1}–${to} of ${items.length}`,
     })
     return {
       text: paged.text,
-      structured: { jobs: items.slice(offset, paged.end).map((it) => it.data), done, pending, offset, total: items.length, next_cursor: paged.next },
+      structured: { jobs: items.slice(offset, paged.end).map((it) => it.data), done, pending, ...paged.window },
     }
   },
 })
@@ -693,22 +681,18 @@ const monitorListTool = tool({
   output: MonitorListOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(ctx, args) {
-    const cursor = args.cursor ? decodeCursor(args.cursor, 'monitor_list') : null
+    const pages = refetchPager(ctx, 'monitor_list', args)
     const reply = await call(ctx, { method: 'GET', path: '/v1/monitors' })
     const monitors = (reply.body as { monitors: Monitor[] }).monitors
-    const offset = cursor?.offset ?? 0
-    const paged = await page(ctx, {
-      tool: 'monitor_list',
-      offset,
+    const paged = await pages.page({
       total: monitors.length,
-      budget: args.max_tokens ?? DEFAULT_MAX_TOKENS,
       render: (from, to) =>
         [`# Monitors (${monitors.length})`, monitors.length ? monitors.slice(from, to).map(monitorLine).join('\n') : 'No monitors yet.'].join('\n\n'),
       range: (from, to) => `monitors ${from + 1}–${to} of ${monitors.length}`,
     })
     return {
       text: paged.text,
-      structured: { monitors: monitors.slice(offset, paged.end), offset, total: monitors.length, next_cursor: paged.next, request_id: reply.requestId },
+      structured: { monitors: monitors.slice(pages.offset, paged.end), ...paged.window, request_id: reply.requestId },
     }
   },
 })
@@ -732,14 +716,13 @@ const monitorRunsTool = tool({
   output: MonitorRunsOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(ctx, args) {
-    const cursor = args.cursor ? decodeCursor(args.cursor, 'monitor_runs') : null
+    const pages = refetchPager(ctx, 'monitor_runs', args)
     const query = new URLSearchParams()
     if (args.limit !== undefined) query.set('limit', String(args.limit))
     if (args.before !== undefined) query.set('before', args.before)
     const qs = query.size > 0 ? `?${query}` : ''
     const reply = await call(ctx, { method: 'GET', path: `/v1/monitors/${encodeURIComponent(args.id)}/runs${qs}` })
     const body = reply.body as { monitor_id: string; runs: MonitorRun[]; next_before: string | null }
-    const budget = args.max_tokens ?? DEFAULT_MAX_TOKENS
     const runText = (r: MonitorRun) => {
       const head = `## Run due ${r.due_at}: ${r.status}, ${r.new_results} new${r.first_run ? ' (first run: everything is new)' : ''}, ${r.credits_used} credits`
       const detail = r.error
@@ -747,15 +730,11 @@ const monitorRunsTool = tool({
         : r.results_expired
           ? '(results expired; they are kept 24 hours)'
           : renderRunResults(r.results ?? [])
-      return trimToTokens(detail ? `${head}\n\n${detail}` : head, Math.max(200, budget - 300)).text
+      return trimToTokens(detail ? `${head}\n\n${detail}` : head, Math.max(200, pages.budget - 300)).text
     }
-    const offset = cursor?.offset ?? 0
     const older = body.next_before ? `Older runs: call monitor_runs with before "${body.next_before}".` : ''
-    const paged = await page(ctx, {
-      tool: 'monitor_runs',
-      offset,
+    const paged = await pages.page({
       total: body.runs.length,
-      budget,
       render: (from, to) =>
         [
           `# Runs of monitor ${body.monitor_id}`,
@@ -770,11 +749,9 @@ const monitorRunsTool = tool({
       text: paged.text,
       structured: {
         monitor_id: body.monitor_id,
-        runs: body.runs.slice(offset, paged.end),
+        runs: body.runs.slice(pages.offset, paged.end),
         next_before: body.next_before,
-        offset,
-        total: body.runs.length,
-        next_cursor: paged.next,
+        ...paged.window,
         request_id: reply.requestId,
       },
     }

@@ -111,7 +111,7 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
         },
       },
     },
-    async (req, reply) => reply.code(202).send(await runMonitorNow(deps.store, req.auth, idOf(req.params))),
+    async (req, reply) => reply.code(202).send(await runMonitorNow(deps, req.auth, idOf(req.params))),
   )
   app.get(
     '/v1/monitors/:id/runs',

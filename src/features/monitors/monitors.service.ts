@@ -3,7 +3,7 @@ import { lockAccount } from '../../billing/credits.store.ts'
 import type { Engines } from '../../engines/registry.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
-import { wakeJobs } from '../../jobs/runner.ts'
+import { type JobQueue, wakeJobs } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import type { MonitorRow } from '../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
@@ -30,8 +30,7 @@ import { MONITOR_JOB } from './monitors.worker.ts'
  * scheduled job: 'queued' with run_at = the next run, 'running' while a worker holds its lease,
  * 'paused' while inactive. Every change made with a key makes that key the one runs are billed on.
  */
-export interface MonitorDeps {
-  store: Store
+export interface MonitorDeps extends JobQueue {
   engines: Engines
   config: { allowPrivateNetwork: boolean }
 }
@@ -90,7 +89,7 @@ export async function createMonitor(deps: MonitorDeps, auth: AuthContext, params
     }
     await insertMonitor(tx, row)
   })
-  if (active) wakeJobs(deps.store, MONITOR_JOB)
+  if (active) wakeJobs(deps.signals, MONITOR_JOB)
   return toMonitorView(row)
 }
 
@@ -162,7 +161,7 @@ export async function patchMonitor(deps: MonitorDeps, auth: AuthContext, id: str
     if (!(await updateMonitor(tx, id, set))) throw notFound(id)
     if (set.baseline !== undefined) await dropOldSeen(tx, id, set.baseline)
   })
-  if (wake) wakeJobs(deps.store, MONITOR_JOB)
+  if (wake) wakeJobs(deps.signals, MONITOR_JOB)
   return getMonitor(deps.store, auth.accountId, id)
 }
 
@@ -178,7 +177,7 @@ export async function deleteMonitor(store: Store, accountId: string, id: string)
  * POST /v1/monitors/{id}/run: due now, picked up at once by this process (others at their next
  * poll). A paused monitor is 409 invalid_request; a run already in progress is not doubled.
  */
-export async function runMonitorNow(store: Store, auth: AuthContext, id: string) {
+export async function runMonitorNow({ store, signals }: JobQueue, auth: AuthContext, id: string) {
   const row = await visibleMonitor(store, auth.accountId, id)
   if (row.status === 'paused') {
     throw new ApiError('invalid_request', `monitor ${id} is paused; PATCH it with active=true to resume it (that also runs it at once)`, { status: 409 })
@@ -187,7 +186,7 @@ export async function runMonitorNow(store: Store, auth: AuthContext, id: string)
   const queued = await updateMonitor(store.db, id, { run_at: now, key_id: auth.keyId, updated_at: now }, { status: ['queued'] })
   // Claimed meanwhile: that run is the one asked for; it is billed on this key from the next run on.
   if (!queued) await updateMonitor(store.db, id, { key_id: auth.keyId, updated_at: now })
-  wakeJobs(store, MONITOR_JOB)
+  wakeJobs(signals, MONITOR_JOB)
   return getMonitor(store, auth.accountId, id)
 }
 

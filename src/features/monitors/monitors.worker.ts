@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.ts'
 import { isApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import type { JobContext, JobKind } from '../../jobs/runner.ts'
+import type { Tx } from '../../store/database.ts'
 import type { MonitorRow, MonitorRunRow } from '../../store/schema.ts'
 import { enqueueWebhook } from '../../webhooks/webhooks.service.ts'
 import { authForKeyId } from '../accounts/accounts.service.ts'
@@ -14,7 +15,7 @@ import type { MonitorResultsEvent } from './monitors.response.ts'
 import { addSeen, findMonitorById, findRun, holdLease, insertRun, nothingSeen, releaseMonitor, seenHashes } from './monitors.store.ts'
 import { monitorName } from './monitors.view.ts'
 
-/** The job kind's name: what `wakeJobs(store, MONITOR_JOB)` wakes. */
+/** The job kind's name: what `wakeJobs(signals, MONITOR_JOB)` wakes. */
 export const MONITOR_JOB = 'monitor'
 /** This many failed runs in a row pause a monitor (docs/monitors.md). */
 export const MAX_CONSECUTIVE_FAILURES = 10
@@ -39,185 +40,200 @@ type Outcome = { ok: true; found: Found } | { ok: false; error: { code: string; 
  * this one was: a monitor overdue by many intervals (the service was down) runs once.
  */
 export function monitorJobKind(deps: AppDeps): JobKind {
-  const { store, config, log } = deps
-
-  const run = async (id: string, ctx: JobContext) => {
-    const row = await findMonitorById(store.db, id)
-    if (!row || row.lease_owner !== ctx.workerId || row.status !== 'running') return
-    const runId = `${row.id}:${row.run_at}`
-    const started = Date.now()
-
-    // The key as it is now: its limit and fallback switch; revoked (or gone) pauses the monitor.
-    let auth: AuthContext
-    try {
-      auth = await authForKeyId(store, row.key_id)
-    } catch (err) {
-      if (!isApiError(err) || err.code !== 'unauthorized') throw err
-      const paused = await releaseMonitor(store.db, id, ctx.workerId, {
-        status: 'paused',
-        last_error: `unauthorized: ${err.message}; PATCH it with active=true using another key to resume it`,
-        updated_at: Date.now(),
-      })
-      if (paused) log.info({ monitor: id }, 'monitor paused: its key was revoked')
-      return
-    }
-
-    let outcome: Outcome
-    try {
-      outcome = { ok: true, found: await lookUp(deps, auth, row.endpoint, JSON.parse(row.request) as SavedSearch | WatchedPage, runId) }
-    } catch (err) {
-      // What the realtime endpoint would have answered; anything else is our fault, logged, and still a failed run.
-      if (!isApiError(err)) log.error({ err, monitor: id, run: runId }, 'monitor run failed unexpectedly')
-      outcome = { ok: false, error: isApiError(err) ? err.toJSON() : { code: 'internal', message: 'the run failed unexpectedly' } }
-    }
-    // Stopping, or the lease is gone: leave the due run (same run_at, so the same id) for the next claim.
-    if (ctx.interrupted()) {
-      await releaseMonitor(store.db, id, ctx.workerId, { status: 'queued' }).catch(() => {})
-      return
-    }
-    try {
-      await finish(row, runId, started, auth, outcome, ctx.workerId)
-    } catch (err) {
-      if (err instanceof LeaseLost) {
-        log.info({ monitor: id, run: runId }, 'monitor run dropped: lease lost, or the monitor was paused or deleted meanwhile')
-        return
-      }
-      // The charge was refused (key limit, spend cap, balance): a failed run, free.
-      if (!isApiError(err) || !outcome.ok) throw err
-      await finish(row, runId, started, auth, { ok: false, error: err.toJSON() }, ctx.workerId).catch((e) => {
-        if (!(e instanceof LeaseLost)) throw e
-      })
-    }
-  }
-
-  /** The one transaction that ends a run (see above). */
-  const finish = (claimed: MonitorRow, runId: string, startedAt: number, auth: AuthContext, outcome: Outcome, workerId: string) =>
-    store.transaction(async (tx) => {
-      const row = await holdLease(tx, claimed.id, workerId)
-      if (!row) throw new LeaseLost()
-      const now = Date.now()
-      const schedule = { status: 'queued' as const, run_at: now + row.interval_seconds * 1000 }
-      // The saved search changed while this run was asking the engine: its answer is for the old
-      // search. Dropped unbilled; the new search runs at once.
-      if (row.baseline !== claimed.baseline || row.endpoint !== claimed.endpoint) {
-        if (!(await releaseMonitor(tx, row.id, workerId, { status: 'queued', run_at: now }))) throw new LeaseLost()
-        return
-      }
-      // Recorded already (it cannot be, as the same commit moves run_at; kept as the insert-once guard).
-      if (await findRun(tx, runId)) {
-        if (!(await releaseMonitor(tx, row.id, workerId, schedule))) throw new LeaseLost()
-        return
-      }
-      const base: MonitorRunRow = {
-        id: runId,
-        monitor_id: row.id,
-        account_id: row.account_id,
-        due_at: claimed.run_at,
-        started_at: startedAt,
-        completed_at: now,
-        status: 'ok',
-        first_run: 0,
-        new_count: 0,
-        results: null,
-        error: null,
-        credits_used_mc: 0,
-        webhook_delivery_id: null,
-        expires_at: now + RUN_RESULTS_TTL_MS,
-      }
-
-      if (!outcome.ok) {
-        const failures = row.consecutive_failures + 1
-        const pause = failures >= MAX_CONSECUTIVE_FAILURES
-        await insertRun(tx, { ...base, status: 'error', error: JSON.stringify(outcome.error) })
-        const released = await releaseMonitor(tx, row.id, workerId, {
-          ...schedule,
-          status: pause ? 'paused' : 'queued',
-          last_run_at: now,
-          last_status: 'error',
-          last_error: `${outcome.error.code}: ${outcome.error.message}`,
-          last_new_results: 0,
-          runs: row.runs + 1,
-          consecutive_failures: failures,
-        })
-        if (!released) throw new LeaseLost()
-        log.info({ monitor: row.id, run: runId, error: outcome.error.code, failures, paused: pause }, 'monitor run failed')
-        return
-      }
-
-      const found = outcome.found
-      let fresh: Record<string, unknown>[]
-      let firstRun: boolean
-      let contentHash = row.content_hash
-      if (found.kind === 'results') {
-        firstRun = await nothingSeen(tx, row.id, row.baseline)
-        const novelty = newResults(found.items, await seenHashes(tx, row.id, row.baseline, hashesOf(found.items)))
-        fresh = novelty.fresh
-        await addSeen(tx, row.id, row.baseline, novelty.hashes)
-      } else {
-        firstRun = row.content_hash == null
-        fresh = []
-        if (found.page) {
-          const hash = sha256(found.page.markdown)
-          if (hash !== row.content_hash) {
-            fresh = [{ change: row.content_hash == null ? 'new' : 'changed', ...found.page }]
-            contentHash = hash
-          }
-        }
-      }
-      // Billed whenever something was delivered, new or not (the search was made); empty runs are free.
-      if (found.usedMc > 0)
-        await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, found.usedMc, runId, LEDGER_ENDPOINT, tx)
-
-      let delivery: { id: string } | null = null
-      if (fresh.length > 0) {
-        const payload: MonitorResultsEvent = {
-          event: 'monitor.results',
-          id: runId,
-          monitor_id: row.id,
-          name: monitorName(row),
-          endpoint: row.endpoint as MonitorEndpoint,
-          request: JSON.parse(row.request),
-          metadata: row.metadata == null ? null : JSON.parse(row.metadata),
-          first_run: firstRun,
-          new_results: fresh.length,
-          results: fresh,
-          credits_used: toCredits(found.usedMc),
-          due_at: new Date(claimed.run_at).toISOString(),
-          created_at: new Date(now).toISOString(),
-          runs_url: `${config.baseUrl}/v1/monitors/${row.id}/runs`,
-        }
-        delivery = await enqueueWebhook(store, { accountId: row.account_id, event: 'monitor.results', url: row.webhook_url, payload, id: runId }, tx)
-      }
-      await insertRun(tx, {
-        ...base,
-        first_run: firstRun ? 1 : 0,
-        new_count: fresh.length,
-        results: JSON.stringify(fresh),
-        credits_used_mc: found.usedMc,
-        webhook_delivery_id: delivery?.id ?? null,
-      })
-      const released = await releaseMonitor(tx, row.id, workerId, {
-        ...schedule,
-        last_run_at: now,
-        last_status: 'ok',
-        last_error: null,
-        last_new_results: fresh.length,
-        runs: row.runs + 1,
-        consecutive_failures: 0,
-        credits_used_mc: row.credits_used_mc + found.usedMc,
-        content_hash: contentHash,
-      })
-      if (!released) throw new LeaseLost()
-      log.info({ monitor: row.id, run: runId, new_results: fresh.length, credits_mc: found.usedMc, first_run: firstRun }, 'monitor run done')
-    })
-
   return {
     name: MONITOR_JOB,
     table: 'monitors',
     concurrency: RUNS_PER_WORKER,
-    leaseMs: config.jobLeaseMs,
+    leaseMs: deps.config.jobLeaseMs,
     // An interrupted run puts itself back with its due time (and so its run id) unchanged.
     requeueOnStop: false,
-    run,
+    run: (id, ctx) => runMonitor(deps, id, ctx),
+  }
+}
+
+/** One claimed run: the engine call, then the one transaction that records it (finishRun). */
+async function runMonitor(deps: AppDeps, id: string, ctx: JobContext) {
+  const { store, log } = deps
+  const row = await findMonitorById(store.db, id)
+  if (!row || row.lease_owner !== ctx.workerId || row.status !== 'running') return
+  const run: ClaimedRun = { claimed: row, id: `${row.id}:${row.run_at}`, startedAt: Date.now(), workerId: ctx.workerId }
+  const auth = await keyOrPause(deps, row, ctx.workerId)
+  if (!auth) return
+
+  let outcome: Outcome
+  try {
+    outcome = { ok: true, found: await lookUp(deps, auth, row.endpoint, JSON.parse(row.request) as SavedSearch | WatchedPage, run.id) }
+  } catch (err) {
+    // What the realtime endpoint would have answered; anything else is our fault, logged, and still a failed run.
+    if (!isApiError(err)) log.error({ err, monitor: id, run: run.id }, 'monitor run failed unexpectedly')
+    outcome = { ok: false, error: isApiError(err) ? err.toJSON() : { code: 'internal', message: 'the run failed unexpectedly' } }
+  }
+  // Stopping, or the lease is gone: leave the due run (same run_at, so the same id) for the next claim.
+  if (ctx.interrupted()) {
+    await releaseMonitor(store.db, id, ctx.workerId, { status: 'queued' }).catch(() => {})
+    return
+  }
+  try {
+    await finishRun(deps, run, auth, outcome)
+  } catch (err) {
+    if (err instanceof LeaseLost) {
+      log.info({ monitor: id, run: run.id }, 'monitor run dropped: lease lost, or the monitor was paused or deleted meanwhile')
+      return
+    }
+    // The charge was refused (key limit, spend cap, balance): a failed run, free.
+    if (!isApiError(err) || !outcome.ok) throw err
+    await finishRun(deps, run, auth, { ok: false, error: err.toJSON() }).catch((e) => {
+      if (!(e instanceof LeaseLost)) throw e
+    })
+  }
+}
+
+/** The key as it is now: its limit and fallback switch; revoked (or gone) pauses the monitor (null). */
+async function keyOrPause({ store, log }: AppDeps, row: MonitorRow, workerId: string): Promise<AuthContext | null> {
+  try {
+    return await authForKeyId(store, row.key_id)
+  } catch (err) {
+    if (!isApiError(err) || err.code !== 'unauthorized') throw err
+    const paused = await releaseMonitor(store.db, row.id, workerId, {
+      status: 'paused',
+      last_error: `unauthorized: ${err.message}; PATCH it with active=true using another key to resume it`,
+      updated_at: Date.now(),
+    })
+    if (paused) log.info({ monitor: row.id }, 'monitor paused: its key was revoked')
+    return null
+  }
+}
+
+/** A run in hand: the monitor row as claimed, the run's id, when it started, the claim. */
+interface ClaimedRun {
+  claimed: MonitorRow
+  id: string
+  startedAt: number
+  workerId: string
+}
+
+/** The one transaction that ends a run (see monitorJobKind). */
+function finishRun(deps: AppDeps, run: ClaimedRun, auth: AuthContext, outcome: Outcome) {
+  const { store, log, config } = deps
+  return store.transaction(async (tx) => {
+    const row = await holdLease(tx, run.claimed.id, run.workerId)
+    if (!row) throw new LeaseLost()
+    const now = Date.now()
+    const release = async (patch: Parameters<typeof releaseMonitor>[3]) => {
+      if (!(await releaseMonitor(tx, row.id, run.workerId, patch))) throw new LeaseLost()
+    }
+    const schedule = { status: 'queued' as const, run_at: now + row.interval_seconds * 1000 }
+    // The saved search changed while this run was asking the engine: its answer is for the old
+    // search. Dropped unbilled; the new search runs at once.
+    if (row.baseline !== run.claimed.baseline || row.endpoint !== run.claimed.endpoint) return release({ status: 'queued', run_at: now })
+    // Recorded already (it cannot be, as the same commit moves run_at; kept as the insert-once guard).
+    if (await findRun(tx, run.id)) return release(schedule)
+    const base: MonitorRunRow = {
+      id: run.id,
+      monitor_id: row.id,
+      account_id: row.account_id,
+      due_at: run.claimed.run_at,
+      started_at: run.startedAt,
+      completed_at: now,
+      status: 'ok',
+      first_run: 0,
+      new_count: 0,
+      results: null,
+      error: null,
+      credits_used_mc: 0,
+      webhook_delivery_id: null,
+      expires_at: now + RUN_RESULTS_TTL_MS,
+    }
+
+    if (!outcome.ok) {
+      const failures = row.consecutive_failures + 1
+      const pause = failures >= MAX_CONSECUTIVE_FAILURES
+      await insertRun(tx, { ...base, status: 'error', error: JSON.stringify(outcome.error) })
+      await release({
+        ...schedule,
+        status: pause ? 'paused' : 'queued',
+        last_run_at: now,
+        last_status: 'error',
+        last_error: `${outcome.error.code}: ${outcome.error.message}`,
+        last_new_results: 0,
+        runs: row.runs + 1,
+        consecutive_failures: failures,
+      })
+      log.info({ monitor: row.id, run: run.id, error: outcome.error.code, failures, paused: pause }, 'monitor run failed')
+      return
+    }
+
+    const found = outcome.found
+    const { fresh, firstRun, contentHash } = await whatIsNew(tx, row, found)
+    // Billed whenever something was delivered, new or not (the search was made); empty runs are free.
+    if (found.usedMc > 0)
+      await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, found.usedMc, run.id, LEDGER_ENDPOINT, tx)
+    let delivery: { id: string } | null = null
+    if (fresh.length > 0) {
+      const payload = resultsEvent(row, run, { fresh, firstRun, usedMc: found.usedMc, now, baseUrl: config.baseUrl })
+      delivery = await enqueueWebhook(deps, { accountId: row.account_id, event: 'monitor.results', url: row.webhook_url, payload, id: run.id }, tx)
+    }
+    await insertRun(tx, {
+      ...base,
+      first_run: firstRun ? 1 : 0,
+      new_count: fresh.length,
+      results: JSON.stringify(fresh),
+      credits_used_mc: found.usedMc,
+      webhook_delivery_id: delivery?.id ?? null,
+    })
+    await release({
+      ...schedule,
+      last_run_at: now,
+      last_status: 'ok',
+      last_error: null,
+      last_new_results: fresh.length,
+      runs: row.runs + 1,
+      consecutive_failures: 0,
+      credits_used_mc: row.credits_used_mc + found.usedMc,
+      content_hash: contentHash,
+    })
+    log.info({ monitor: row.id, run: run.id, new_results: fresh.length, credits_mc: found.usedMc, first_run: firstRun }, 'monitor run done')
+  })
+}
+
+/**
+ * What this run found that earlier runs of the same saved search did not: results by their hashes
+ * (remembered now), a watched page by its content's hash.
+ */
+async function whatIsNew(tx: Tx, row: MonitorRow, found: Found) {
+  if (found.kind === 'results') {
+    const firstRun = await nothingSeen(tx, row.id, row.baseline)
+    const novelty = newResults(found.items, await seenHashes(tx, row.id, row.baseline, hashesOf(found.items)))
+    await addSeen(tx, row.id, row.baseline, novelty.hashes)
+    return { fresh: novelty.fresh, firstRun, contentHash: row.content_hash }
+  }
+  const firstRun = row.content_hash == null
+  if (!found.page) return { fresh: [], firstRun, contentHash: row.content_hash }
+  const hash = sha256(found.page.markdown)
+  if (hash === row.content_hash) return { fresh: [], firstRun, contentHash: row.content_hash }
+  return { fresh: [{ change: row.content_hash == null ? 'new' : 'changed', ...found.page }], firstRun, contentHash: hash }
+}
+
+/** The monitor.results webhook of a run that found something new. */
+function resultsEvent(
+  row: MonitorRow,
+  run: ClaimedRun,
+  o: { fresh: Record<string, unknown>[]; firstRun: boolean; usedMc: number; now: number; baseUrl: string },
+): MonitorResultsEvent {
+  return {
+    event: 'monitor.results',
+    id: run.id,
+    monitor_id: row.id,
+    name: monitorName(row),
+    endpoint: row.endpoint as MonitorEndpoint,
+    request: JSON.parse(row.request),
+    metadata: row.metadata == null ? null : JSON.parse(row.metadata),
+    first_run: o.firstRun,
+    new_results: o.fresh.length,
+    results: o.fresh,
+    credits_used: toCredits(o.usedMc),
+    due_at: new Date(run.claimed.run_at).toISOString(),
+    created_at: new Date(o.now).toISOString(),
+    runs_url: `${o.baseUrl}/v1/monitors/${row.id}/runs`,
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { SearchMeta } from '../../billing/search-meta.ts'
 import * as p from '../../params/search.params.ts'
-import { SearchMeta } from '../search/search.response.ts'
 
 /** The domain to look for: a host name, or a URL whose host is taken; `www.` is folded away. */
 const domain = z

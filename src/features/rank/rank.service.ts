@@ -1,17 +1,7 @@
-import {
-  cacheAnswer,
-  holdCredits,
-  type LookupBody,
-  type LookupDeps,
-  type LookupOutcome,
-  liveMeta,
-  lookupTicket,
-  payForCached,
-  REALTIME,
-  readCachedAnswer,
-} from '../../billing/billed-lookup.ts'
+import { billedLookup, type LookupDeps, type LookupOutcome, type LookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
-import { resolveEngineName, searchWeb } from '../../engines/choice.ts'
+import { liveMeta } from '../../billing/search-meta.ts'
+import { planEngines, resolveEngineName, searchNeed, searchWeb } from '../../engines/choice.ts'
 import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -33,12 +23,6 @@ export interface RankRequest {
   num: 10 | 20 | 30 | 50 | 100
   device: 'desktop' | 'mobile'
 }
-
-/**
- * The /v1/rank body (RankResponse), its `request` typed as the normalised request it echoes and its
- * `meta` the record every billed lookup builds (billed-lookup.ts).
- */
-export type RankBody = Omit<RankResponse, 'request' | 'meta'> & { request: RankRequest; meta: LookupBody['meta'] }
 
 export function normaliseRank(p: RankParams, auth: AuthContext): RankRequest {
   const req: RankRequest = {
@@ -78,27 +62,23 @@ export async function runRank(
   req: RankRequest,
   opts: { maxAge?: number },
   requestId: string,
-): Promise<LookupOutcome<RankBody>> {
-  const ticket = lookupTicket('/v1/rank', req, requestId)
-  // Billed for the organic results inspected, as a search of that depth would be.
-  const deliveredMc = (body: RankBody) => deliveredSearchPriceMc(req.num, body.checked)
-
-  const cached = await readCachedAnswer<RankBody>(deps, ticket, opts.maxAge)
-  if (cached) return payForCached(deps, auth, REALTIME, ticket, cached, deliveredMc(cached.body))
-  const hold = await holdCredits(deps, auth, REALTIME, ticket, searchPriceMc(req.num))
-  let body: RankBody
-  try {
-    body = await askRank(deps, req, ticket.requestId, ticket.started)
-    if (deliveredMc(body) > 0) await cacheAnswer(deps, ticket, body)
-  } catch (err) {
-    await hold.release()
-    throw err
-  }
-  return hold.settle(body, deliveredMc(body), null)
+): Promise<LookupOutcome<RankResponse>> {
+  const search = searchOf(req)
+  // A choice that cannot serve the request is a 400 before anything is reserved.
+  planEngines(deps.engines, search.engine, searchNeed(search))
+  return billedLookup(deps, auth, REALTIME, requestId, {
+    endpoint: '/v1/rank',
+    holdMc: searchPriceMc(req.num),
+    ask: (ticket) => askRank(deps, req, search, ticket),
+    // Billed for the organic results inspected, as a search of that depth would be.
+    priceMc: (body) => deliveredSearchPriceMc(req.num, body.checked),
+    cache: { key: req, maxAge: opts.maxAge },
+  })
 }
 
-async function askRank(deps: RankDeps, req: RankRequest, requestId: string, started: number): Promise<RankBody> {
-  const search: SearchRequest = {
+/** The web search a rank check makes. */
+function searchOf(req: RankRequest): SearchRequest {
+  return {
     endpoint: 'search',
     engine: req.engine,
     q: req.q,
@@ -110,12 +90,15 @@ async function askRank(deps: RankDeps, req: RankRequest, requestId: string, star
     device: req.device,
     ...(req.location && { location: req.location }),
   }
+}
+
+async function askRank(deps: RankDeps, req: RankRequest, search: SearchRequest, ticket: LookupTicket): Promise<RankResponse> {
   const answer = await searchWeb(deps.engines, search)
   const results = answer.page.results.slice(0, req.num)
   return {
-    request: req,
+    request: { ...req },
     domain: req.domain,
     ...rankIn(results, req.domain),
-    meta: liveMeta(requestId, answer, started, results, answer.page.parse_quality),
+    meta: liveMeta(ticket.requestId, answer, ticket.started, results, answer.page.parse_quality),
   }
 }

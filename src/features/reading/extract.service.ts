@@ -1,5 +1,4 @@
-import { reserve, settle } from '../../billing/credits.ts'
-import { toCredits } from '../../billing/money.ts'
+import { billedLookup, REALTIME } from '../../billing/billed-lookup.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { mapLimit } from '../../jobs/map-limit.ts'
 import { normalisePageUrl, type PageReadDeps, type PageReadOptions, pageError, pagePriceMc, proxyForCountry, readPage } from '../../reader/page-read.ts'
@@ -87,7 +86,6 @@ export function readOptionsOf(p: Omit<ExtractParams, 'urls'>): Omit<PageReadOpti
  * failed and empty pages cost nothing. The answer is 200 whatever happened to the pages.
  */
 export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: ExtractParams, requestId: string): Promise<ReadingOutcome<ExtractResponseBody>> {
-  const started = performance.now()
   const urls = dedupeUrls(params.urls)
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
   const opts = readOptionsOf(params)
@@ -95,42 +93,34 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
   if (opts.country) proxyForCountry(deps.config, opts.country)
   assertRenderable(deps.renderer, opts.render, opts.country)
 
-  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
-  const reservation = await reserve(deps.store, payer, urls.length * pagePriceMc(false), requestId, '/v1/extract')
-  let outcomes: Outcome[]
-  try {
-    const deadline = Date.now() + timeout * 1000
-    outcomes = await mapLimit(urls, PARALLEL_PAGES, (url) => readOne(deps, url, opts, params.max_age, deadline, timeout))
-  } catch (err) {
-    await settle(deps.store, reservation, 0) // readOne does not throw; this is for bugs, and refunds everything
-    throw err
-  }
-  let usedMc = 0
-  for (const o of outcomes) if (o.ok) usedMc += pagePriceMc(o.cached)
-  const balanceMc = await settle(deps.store, reservation, usedMc)
-
-  const successes = outcomes.filter((o): o is Success => o.ok)
-  const failed = outcomes.filter((o): o is Failure => !o.ok).map((o) => o.failure)
-  const body: ExtractResponseBody = {
-    request: normalisedRequest(params, urls),
-    results: successes.map((o) => o.result),
-    failed,
-    meta: {
-      request_id: requestId,
-      credits_used: toCredits(usedMc),
-      latency_ms: Math.round(performance.now() - started),
-      succeeded: successes.length,
-      failed: failed.length,
-      rendered: successes.filter((o) => o.result.rendered).length,
+  let tokens = 0 // what the reply does not carry
+  const { body, usedMc, balanceMc } = await billedLookup(deps, auth, REALTIME, requestId, {
+    endpoint: '/v1/extract',
+    holdMc: urls.length * pagePriceMc(false),
+    async ask(ticket) {
+      const deadline = Date.now() + timeout * 1000
+      const outcomes = await mapLimit(urls, PARALLEL_PAGES, (url) => readOne(deps, url, opts, params.max_age, deadline, timeout))
+      const successes = outcomes.filter((o): o is Success => o.ok)
+      const failed = outcomes.filter((o): o is Failure => !o.ok).map((o) => o.failure)
+      tokens = successes.reduce((sum, o) => sum + o.tokens, 0)
+      return {
+        request: normalisedRequest(params, urls),
+        results: successes.map((o) => o.result),
+        failed,
+        meta: {
+          request_id: ticket.requestId,
+          credits_used: 0,
+          latency_ms: 0,
+          succeeded: successes.length,
+          failed: failed.length,
+          rendered: successes.filter((o) => o.result.rendered).length,
+        },
+      }
     },
-  }
-  return {
-    body,
-    usedMc,
-    balanceMc,
-    cacheHit: successes.length > 0 && successes.every((o) => o.cached),
-    tokens: successes.reduce((sum, o) => sum + o.tokens, 0),
-  }
+    // 1 per live page, 0.5 per cached page; failed and empty pages (not in results) cost nothing.
+    priceMc: (body) => body.results.reduce((sum, page) => sum + pagePriceMc(page.cached), 0),
+  })
+  return { body, usedMc, balanceMc, cacheHit: body.results.length > 0 && body.results.every((page) => page.cached), tokens }
 }
 
 /** The echoed `request`: the deduplicated URLs with defaults filled in; optional parameters only when sent. */

@@ -1,6 +1,4 @@
-import { type Billing, REALTIME } from '../../billing/billed-lookup.ts'
-import { reserve, settle } from '../../billing/credits.ts'
-import { toCredits } from '../../billing/money.ts'
+import { type Billing, billedLookup, REALTIME } from '../../billing/billed-lookup.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { type PageRead, type PageReadOptions, pageError, pagePriceMc, proxyForCountry, type RawPage, readPage } from '../../reader/page-read.ts'
@@ -38,33 +36,32 @@ export async function runWebpage(
    */
   extras: WebpageReadExtras = {},
 ): Promise<WebpageOutcome> {
-  const started = performance.now()
   const timeout = params.timeout ?? DEFAULT_TIMEOUT_SECONDS
   const opts = { ...readOptionsOf(params), ...extras, timeoutMs: timeout * 1000 }
   if (opts.country) proxyForCountry(deps.config, opts.country)
   assertRenderable(deps.renderer, opts.render, opts.country)
 
-  const payer = { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }
-  const reservation = billing.mode === 'realtime' ? await reserve(deps.store, payer, pagePriceMc(false), requestId, '/v1/webpage') : null
-  let page: PageRead
+  let page: PageRead | undefined // what the reply does not carry: its tokens and the raw page
+  const { body, usedMc, balanceMc } = await billedLookup(deps, auth, billing, requestId, {
+    endpoint: '/v1/webpage',
+    holdMc: pagePriceMc(false),
+    async ask(ticket) {
+      page = await readWebpage(deps, params.url, opts, params.max_age, timeout)
+      const meta: WebpageResponse['meta'] = { request_id: ticket.requestId, credits_used: 0, latency_ms: 0, rendered: page.result.rendered }
+      if (page.empty) meta.empty_page = true
+      return { ...page.result, meta }
+    },
+    priceMc: (body) => (body.meta.empty_page ? 0 : pagePriceMc(body.cached)),
+  })
+  return { body, usedMc, balanceMc, cacheHit: body.cached, tokens: page!.tokens, ...(page!.raw && { raw: page!.raw }) }
+}
+
+/** The read, its failure as the matching error: a timeout says which one ran out. */
+async function readWebpage(deps: ReadingDeps, url: string, opts: PageReadOptions, maxAge: number | undefined, timeout: number): Promise<PageRead> {
   try {
-    page = await readPage(deps, params.url, opts, params.max_age)
+    return await readPage(deps, url, opts, maxAge)
   } catch (err) {
-    if (reservation) await settle(deps.store, reservation, 0)
     const e = pageError(err, deps.log)
     throw e.code === 'upstream_timeout' ? new ApiError('upstream_timeout', timeoutMessage(timeout), e.opts) : e
   }
-  const priceMc = page.empty ? 0 : pagePriceMc(page.cached)
-  const usedMc = billing.mode === 'prepaid' ? Math.round(priceMc * billing.factor) : billing.mode === 'free' ? 0 : priceMc
-  const balanceMc = reservation ? await settle(deps.store, reservation, usedMc) : null
-  const meta: WebpageResponse['meta'] = {
-    request_id: requestId,
-    credits_used: toCredits(usedMc),
-    latency_ms: Math.round(performance.now() - started),
-    rendered: page.result.rendered,
-  }
-  if (page.empty) meta.empty_page = true
-  const outcome: WebpageOutcome = { body: { ...page.result, meta }, usedMc, balanceMc, cacheHit: page.cached, tokens: page.tokens }
-  if (page.raw) outcome.raw = page.raw
-  return outcome
 }

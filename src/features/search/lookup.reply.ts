@@ -5,11 +5,11 @@ import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import { type OutputOptions, type ResponseBody, renderSearchReply, type Vertical } from './output/output.ts'
 
 /** Renders a billed lookup in the asked format and sends it with the billing headers (http/billing-headers.ts). */
-export function sendLookup<B extends ResponseBody>(
+export function sendLookup(
   req: FastifyRequest,
   reply: FastifyReply,
   vertical: Vertical,
-  outcome: LookupOutcome<B>,
+  outcome: LookupOutcome<ResponseBody>,
   output: OutputOptions,
   usdPerCredit: number,
 ) {

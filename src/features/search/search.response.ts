@@ -1,5 +1,7 @@
 import { z } from 'zod'
-import { OrganicResult, ParseQuality, SearchSections } from '../../engines/results.schema.ts'
+import { SearchMeta } from '../../billing/search-meta.ts'
+import type { Parsed } from '../../engines/engine.types.ts'
+import { OrganicResult, SearchSections } from '../../engines/results.schema.ts'
 
 /**
  * The /v1/search response (format=json): the one definition of these shapes. The OpenAPI document
@@ -8,26 +10,6 @@ import { OrganicResult, ParseQuality, SearchSections } from '../../engines/resul
  * list (output/stable-shape.ts). Optional keys are the ones that may be absent on purpose.
  * format=compact and fields= trim it.
  */
-export const SearchMeta = z.object({
-  request_id: z.string(),
-  credits_used: z.number(),
-  cached: z.boolean(),
-  cached_at: z.string().optional().describe('present for cached results'),
-  engine: z.string(),
-  route: z
-    .array(z.record(z.string(), z.unknown()))
-    .describe(
-      'one entry per upstream attempt: engine, host, status, outcome (ok, blocked, timeout, error, or skipped for a provider auto/consensus passed over), reason, ms',
-    ),
-  providers: z
-    .record(z.string(), z.number().int())
-    .optional()
-    .describe('engine=consensus: each provider that returned results, with its result count (one page billed each)'),
-  latency_ms: z.number().int(),
-  parse_quality: ParseQuality,
-  resolved_urls: z.boolean(),
-})
-
 export const SearchResponse = z.object({
   request: z.record(z.string(), z.unknown()).describe('the normalised request, defaults filled in'),
   results: z.array(OrganicResult),
@@ -36,3 +18,12 @@ export const SearchResponse = z.object({
 })
 
 export type SearchResponse = z.infer<typeof SearchResponse>
+
+/**
+ * A search-family response `R` as its service builds and caches it: `request` and `meta` as `R`
+ * has them, what was found as the parsers give it (`Parsed`: what a page lacks is left out, and
+ * format=json fills it in on the way out, output/stable-shape.ts).
+ */
+export type Built<R extends { request: unknown; results: unknown[]; meta: unknown }> = R extends unknown
+  ? Pick<R, 'request' | 'meta'> & { results: Parsed<R['results']> } & Parsed<Omit<R, 'request' | 'results' | 'meta'>>
+  : never

@@ -1,27 +1,20 @@
-import {
-  type Billing,
-  cacheAnswer,
-  holdCredits,
-  type LookupBody,
-  type LookupOutcome,
-  liveMeta,
-  lookupTicket,
-  payForCached,
-  priceAsServed,
-  REALTIME,
-  readCachedAnswer,
-} from '../../billing/billed-lookup.ts'
+import { type Billing, billedLookup, type Enrichment, type LookupOutcome, type LookupTicket, REALTIME } from '../../billing/billed-lookup.ts'
 import { deliveredSearchPriceMc, searchPriceMc } from '../../billing/prices.ts'
+import { liveMeta } from '../../billing/search-meta.ts'
 import { planEngines, resolveEngineName, searchConsensus, searchNeed, searchWeb } from '../../engines/choice.ts'
 import { mergeByUrl } from '../../engines/consensus.merge.ts'
-import type { OrganicResult, ParsedSearchPage, SearchRequest } from '../../engines/engine.types.ts'
+import type { OrganicResult, SearchRequest } from '../../engines/engine.types.ts'
 import type { Engines } from '../../engines/registry.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { countryFromLocation } from '../../params/search.params.ts'
 import { type PageReadDeps, pagePriceMc } from '../../reader/page-read.ts'
 import type { Store } from '../../store/database.ts'
+import type { Built, SearchResponse } from './search.response.ts'
 import type { SearchParams } from './search.schema.ts'
 import { attachContent } from './search-content.service.ts'
+
+/** What runSearch answers. */
+export type SearchBody = Built<SearchResponse>
 
 /** The page-reading deps (cache, log, cacheTtlMs, config) serve include_content too. */
 export interface SearchDeps extends PageReadDeps {
@@ -34,26 +27,9 @@ export interface SearchOptions {
   /** Read the top N results' pages too (+1 credit each). */
   includeContent?: number
   /** Another feature's billed work on the search answer (POST /v1/context), instead of include_content. */
-  enrich?: Enrichment
+  enrich?: Enrichment<SearchBody>
   /** Ledger label; default /v1/search. */
   endpoint?: string
-}
-
-export type SearchOutcome = LookupOutcome<SearchResponseBody>
-
-/**
- * Billed work on top of a non-empty search answer (the result pages of include_content, or what
- * POST /v1/context reads): held with the search, it returns the body with its additions and what
- * they earned. Page contents are never part of the cached search body.
- */
-export interface Enrichment {
-  reserveMc: number
-  run(body: SearchResponseBody, fromCache: boolean): Promise<{ body: SearchResponseBody; usedMc: number }>
-}
-
-export interface SearchResponseBody extends Omit<ParsedSearchPage, 'parse_quality' | 'total_results' | 'saysNoResults'>, LookupBody {
-  request: SearchRequest
-  meta: Record<string, unknown>
 }
 
 /** Fills defaults and folds aliases so equal requests share one cache entry and `request` echoes them. */
@@ -96,42 +72,23 @@ export async function runSearch(
   requestId: string,
   /** Batch jobs pass prepaid: charged when queued, settled by the job. */
   billing: Billing = REALTIME,
-): Promise<SearchOutcome> {
-  const ticket = lookupTicket(opts.endpoint ?? '/v1/search', req, requestId)
+): Promise<LookupOutcome<SearchBody>> {
   // A choice that cannot serve the request is a 400 before anything is reserved.
   const planned = planEngines(deps.engines, req.engine, searchNeed(req))
   const consensus = req.engine === 'consensus'
-  const enrich = opts.enrich ?? includeContent(deps, req, opts)
-  // consensus bills one page per provider that returned results, so one is held per provider asked.
-  const priceMc = searchPriceMc(req.num) * (consensus ? planned.length : 1)
-  const deliveredMc = (body: SearchResponseBody) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length))
-
-  const cached = await readCachedAnswer<SearchResponseBody>(deps, ticket, opts.maxAge)
-  if (cached && !enrich) return payForCached(deps, auth, billing, ticket, cached, deliveredMc(cached.body))
-  const hold = await holdCredits(deps, auth, billing, ticket, priceAsServed(priceMc, cached) + (enrich?.reserveMc ?? 0))
-  let body: SearchResponseBody
-  let usedMc: number
-  try {
-    body =
-      cached?.body ??
-      (consensus ? await askConsensusSearch(deps, req, ticket.requestId, ticket.started) : await askSearch(deps, req, ticket.requestId, ticket.started))
-    const liveMc = deliveredMc(body)
-    if (!cached && liveMc > 0) await cacheAnswer(deps, ticket, body)
-    usedMc = priceAsServed(liveMc, cached)
-    if (enrich && liveMc > 0) {
-      const enriched = await enrich.run(body, cached != null)
-      body = enriched.body
-      usedMc += enriched.usedMc
-    }
-  } catch (err) {
-    await hold.release()
-    throw err
-  }
-  return hold.settle(body, usedMc, cached)
+  return billedLookup(deps, auth, billing, requestId, {
+    endpoint: opts.endpoint ?? '/v1/search',
+    // consensus bills one page per provider that returned results, so one is held per provider asked.
+    holdMc: searchPriceMc(req.num) * (consensus ? planned.length : 1),
+    ask: (ticket) => (consensus ? askConsensusSearch(deps, req, ticket) : askSearch(deps, req, ticket)),
+    priceMc: (body) => (consensus ? consensusPriceMc(req.num, body) : deliveredSearchPriceMc(req.num, body.results.length)),
+    cache: { key: req, maxAge: opts.maxAge },
+    enrich: opts.enrich ?? includeContent(deps, req, opts),
+  })
 }
 
 /** include_content: the top N results' pages read as Markdown, one credit each (half from the page cache). */
-function includeContent(deps: SearchDeps, req: SearchRequest, opts: SearchOptions): Enrichment | undefined {
+function includeContent(deps: SearchDeps, req: SearchRequest, opts: SearchOptions): Enrichment<SearchBody> | undefined {
   const count = Math.min(opts.includeContent ?? 0, req.num)
   if (count <= 0) return undefined
   return {
@@ -144,16 +101,16 @@ function includeContent(deps: SearchDeps, req: SearchRequest, opts: SearchOption
   }
 }
 
-async function askSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
+async function askSearch(deps: SearchDeps, req: SearchRequest, ticket: LookupTicket): Promise<SearchBody> {
   const answer = await searchWeb(deps.engines, req)
   // Engines may print more than asked (Google often ignores num); the caller paid for `num`.
   const results = answer.page.results.slice(0, req.num)
   const { parse_quality, total_results: _total, results: _all, saysNoResults: _internal, ...sections } = answer.page
   return {
-    request: req,
+    request: { ...req },
     results,
     ...sections,
-    meta: liveMeta(requestId, answer, started, results, parse_quality),
+    meta: liveMeta(ticket.requestId, answer, ticket.started, results, parse_quality),
   }
 }
 
@@ -163,19 +120,19 @@ async function askSearch(deps: SearchDeps, req: SearchRequest, requestId: string
  * from the first provider in table order that has them. `meta.engine` names every provider that
  * answered, `meta.providers` each one's result count (what is billed).
  */
-async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, requestId: string, started: number): Promise<SearchResponseBody> {
+async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, ticket: LookupTicket): Promise<SearchBody> {
   const { answers, attempts } = await searchConsensus(deps.engines, req)
   const results = mergeByUrl(answers.map((a) => ({ engine: a.engine, results: a.page.results.slice(0, req.num) }))).slice(0, req.num)
-  const sections: Partial<SearchResponseBody> = {}
+  const sections: Partial<SearchBody> = {}
   for (const key of SECTION_KEYS) {
     const from = answers.find((a) => a.page[key] !== undefined && !(Array.isArray(a.page[key]) && a.page[key].length === 0))
     if (from) Object.assign(sections, { [key]: from.page[key] })
   }
   const quality = answers.some((a) => a.page.parse_quality === 'partial') ? 'partial' : 'ok'
   const engine = answers.map((a) => a.engine).join(',') || 'consensus'
-  const meta = liveMeta(requestId, { engine, attempts }, started, results, quality)
+  const meta = liveMeta(ticket.requestId, { engine, attempts }, ticket.started, results, quality)
   return {
-    request: req,
+    request: { ...req },
     results,
     ...sections,
     meta: { ...meta, providers: Object.fromEntries(answers.map((a) => [a.engine, Math.min(a.page.results.length, req.num)])) },
@@ -185,8 +142,8 @@ async function askConsensusSearch(deps: SearchDeps, req: SearchRequest, requestI
 const SECTION_KEYS = ['people_also_ask', 'related_searches', 'knowledge_graph', 'answer_box', 'top_stories', 'places', 'ads'] as const
 
 /** The sum of one page of depth `num` per provider that returned results. */
-function consensusPriceMc(num: number, body: SearchResponseBody): number {
+function consensusPriceMc(num: number, body: SearchBody): number {
   if (body.results.length === 0) return 0
-  const counts = Object.values((body.meta.providers ?? {}) as Record<string, number>)
+  const counts = Object.values(body.meta.providers ?? {})
   return counts.reduce((sum, n) => sum + deliveredSearchPriceMc(num, n), 0)
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
 import { toMc } from '../../../billing/money.ts'
 import type { AppDeps } from '../../../deps.ts'
+import type { AuthContext } from '../../../http/auth.ts'
 import { setBillingHeaders } from '../../../http/billing-headers.ts'
 import { answerErrorsWith } from '../../../http/error-handler.ts'
 import { parseInput, parseWith } from '../../../http/parse-input.ts'
@@ -54,198 +55,214 @@ const explainUnknown = (name: string) => `unknown parameter ${name}: not a Firec
  * Firecrawl's shape; everything is billed like the Trawl endpoint doing the work.
  */
 export function firecrawlRoutes(app: FastifyInstance, deps: AppDeps) {
-  /** The server as the client reached it: the configured base URL when the Host matches it, else the Host itself. */
-  const publicBase = (protocol: string, host: string | undefined) => {
-    const configured = new URL(deps.config.baseUrl)
-    if (!host || host === configured.host) return deps.config.baseUrl
-    return `${protocol}://${host}`
-  }
-  const selfOf = (req: FastifyRequest, path: string) => `${publicBase(req.protocol, req.headers.host)}${FIRECRAWL_PREFIX}${path}`
-  crawlStatusWebSocket(app, deps, (host) => `${publicBase('http', host)}${FIRECRAWL_PREFIX}/v2/crawl`)
-
+  crawlStatusWebSocket(app, deps, (host) => `${publicBase(deps, 'http', host)}${FIRECRAWL_PREFIX}/v2/crawl`)
   void app.register(
     async (scope) => {
       answerErrorsWith(scope, firecrawlEnvelope)
-
-      const billed = { auth: 'key' as const, billed: true }
-      const sendJson = (req: FastifyRequest, reply: FastifyReply, body: unknown, billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean }) => {
-        const payload = JSON.stringify(body)
-        if (billing) setBillingHeaders(req, reply, { ...billing, tokens: countTokens(payload) }, deps.usdPerCredit)
-        return reply.type('application/json; charset=utf-8').send(payload)
-      }
-      const body = <S extends z.ZodObject>(schema: S, req: FastifyRequest) => parseInput(schema, req, { explainUnknown })
-      const schema = (operationId: string, summary: string, description: string, extra: Record<string, unknown>, ok: z.ZodType) => ({
-        operationId,
-        summary,
-        description,
-        tags: [TAG],
-        ...extra,
-        response: { 200: ok, ...firecrawlErrorResponses },
-      })
-      const idOf = (req: FastifyRequest) => parseWith(JobIdParams, req.params).id
-      const paging = (req: FastifyRequest, path: string) => ({ ...parseInput(JobPageQuery, req, { ignore: ['api_key'] }), self: selfOf(req, path) })
-
-      scope.post(
-        '/v2/scrape',
-        {
-          config: billed,
-          schema: schema(
-            'firecrawlScrape',
-            'Firecrawl: scrape one page',
-            'Formats markdown, html (main content), rawHtml (the page as fetched), links and images. 1 credit like /v1/webpage; 0.5 from the cache with maxAge; free when the page has no readable content.',
-            { body: FirecrawlScrapeBody },
-            FirecrawlScrapeResponse,
-          ),
-        },
-        async (req, reply) => {
-          const outcome = await scrape(deps, req.auth, body(FirecrawlScrapeBody, req), req.id)
-          return sendJson(req, reply, outcome.body, outcome)
-        },
-      )
-
-      scope.post(
-        '/v2/search',
-        {
-          config: billed,
-          schema: schema(
-            'firecrawlSearch',
-            'Firecrawl: search',
-            'Sources web, news and images, each billed like /v1/search, /v1/news or /v1/images at the depth holding `limit`; scrapeOptions reads the top web results (10 at most) as Markdown, +1 credit per page.',
-            { body: FirecrawlSearchBody },
-            FirecrawlSearchResponse,
-          ),
-        },
-        async (req, reply) => {
-          const outcome = await search(deps, req.auth, body(FirecrawlSearchBody, req), req.id)
-          return sendJson(req, reply, outcome.body, outcome)
-        },
-      )
-
-      scope.post(
-        '/v2/map',
-        {
-          config: billed,
-          schema: schema(
-            'firecrawlMap',
-            'Firecrawl: list a site’s URLs',
-            'Like /v1/map: 1 credit when URLs were found, free otherwise; at most 5000 URLs.',
-            { body: FirecrawlMapBody },
-            FirecrawlMapResponse,
-          ),
-        },
-        async (req, reply) => {
-          const outcome = await map(deps, req.auth, body(FirecrawlMapBody, req), req.id)
-          return sendJson(req, reply, outcome.body, outcome)
-        },
-      )
-
-      scope.post(
-        '/v2/crawl',
-        {
-          config: billed,
-          schema: schema(
-            'firecrawlStartCrawl',
-            'Firecrawl: start a crawl',
-            'Like POST /v1/crawl: `limit` credits (at most 1000) reserved, the unread part refunded when it ends. Answers 200 as Firecrawl does.',
-            { body: FirecrawlCrawlBody },
-            FirecrawlJobStarted,
-          ),
-        },
-        async (req, reply) => {
-          const { task, balanceMc, warning } = await startFirecrawlCrawl(deps, req.auth, body(FirecrawlCrawlBody, req), req.id)
-          const started = { success: true, id: task.id, url: selfOf(req, `/v2/crawl/${task.id}`), ...(warning && { warning }) }
-          return sendJson(req, reply, started, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false })
-        },
-      )
-
-      const job = { config: { auth: 'key' as const }, params: JobIdParams }
-      // Before /v2/crawl/:id (find-my-way prefers the static path): the SDK's getActiveCrawls().
-      scope.get(
-        '/v2/crawl/active',
-        {
-          config: job.config,
-          schema: schema('firecrawlActiveCrawls', 'Firecrawl: active crawls', "Free. The account's queued and running crawls.", {}, FirecrawlActiveCrawls),
-        },
-        async (req, reply) => sendJson(req, reply, await firecrawlActiveCrawls(deps, req.auth)),
-      )
-      scope.get(
-        '/v2/crawl/:id',
-        {
-          config: job.config,
-          schema: schema(
-            'firecrawlGetCrawl',
-            'Firecrawl: crawl status and pages',
-            'Free. Status scraping, completed, failed or cancelled; pages as documents, 100 (and 10 MB) per answer, the rest behind `next`. The same path in ws(s):// is the status WebSocket of the SDK’s watcher (key as the subprotocol).',
-            { params: JobIdParams, querystring: JobPageQuery },
-            FirecrawlJobStatus,
-          ),
-        },
-        async (req, reply) => {
-          const id = idOf(req)
-          return sendJson(req, reply, await firecrawlCrawlStatus(deps, req.auth, id, paging(req, `/v2/crawl/${id}`)))
-        },
-      )
-      scope.delete(
-        '/v2/crawl/:id',
-        {
-          config: job.config,
-          schema: schema('firecrawlCancelCrawl', 'Firecrawl: cancel a crawl', 'Like DELETE /v1/crawl/{id}.', { params: JobIdParams }, FirecrawlCancelled),
-        },
-        async (req, reply) => sendJson(req, reply, await cancelFirecrawlCrawl(deps, req.auth, idOf(req))),
-      )
-      scope.get(
-        '/v2/crawl/:id/errors',
-        {
-          config: job.config,
-          schema: schema('firecrawlCrawlErrors', 'Firecrawl: pages a crawl could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
-        },
-        async (req, reply) => sendJson(req, reply, await crawlErrors(deps, req.auth, idOf(req))),
-      )
-
-      scope.post(
-        '/v2/batch/scrape',
-        {
-          config: billed,
-          schema: schema(
-            'firecrawlBatchScrape',
-            'Firecrawl: scrape up to 100 pages later',
-            'A /v1/batches batch of webpage jobs: half price (0.5 credit per page), failed pages refunded. One content format per page (markdown or html) with links and images.',
-            { body: FirecrawlBatchBody },
-            FirecrawlJobStarted,
-          ),
-        },
-        async (req, reply) => {
-          const started = await startBatchScrape(deps, req.auth, body(FirecrawlBatchBody, req), req.id)
-          const answer = { success: true, id: started.batchId, url: selfOf(req, `/v2/batch/scrape/${started.batchId}`), invalidURLs: started.invalidURLs }
-          return sendJson(req, reply, answer, { usedMc: started.chargedMc, balanceMc: started.balanceMc, cacheHit: false })
-        },
-      )
-      scope.get(
-        '/v2/batch/scrape/:id',
-        {
-          config: job.config,
-          schema: schema(
-            'firecrawlGetBatchScrape',
-            'Firecrawl: batch scrape status and pages',
-            'Free. Pages as documents, 100 (and 10 MB) per answer, the rest behind `next`.',
-            { params: JobIdParams, querystring: JobPageQuery },
-            FirecrawlJobStatus,
-          ),
-        },
-        async (req, reply) => {
-          const id = idOf(req)
-          return sendJson(req, reply, await batchStatus(deps, req.auth, id, paging(req, `/v2/batch/scrape/${id}`)))
-        },
-      )
-      scope.get(
-        '/v2/batch/scrape/:id/errors',
-        {
-          config: job.config,
-          schema: schema('firecrawlBatchScrapeErrors', 'Firecrawl: pages a batch scrape could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
-        },
-        async (req, reply) => sendJson(req, reply, await batchErrors(deps, req.auth, idOf(req))),
-      )
+      pageRoutes(scope, deps)
+      crawlRoutes(scope, deps)
+      batchScrapeRoutes(scope, deps)
     },
     { prefix: FIRECRAWL_PREFIX },
+  )
+}
+
+const billed = { auth: 'key' as const, billed: true }
+const free = { auth: 'key' as const }
+
+/** The server as the client reached it: the configured base URL when the Host matches it, else the Host itself. */
+function publicBase(deps: AppDeps, protocol: string, host: string | undefined) {
+  const configured = new URL(deps.config.baseUrl)
+  if (!host || host === configured.host) return deps.config.baseUrl
+  return `${protocol}://${host}`
+}
+
+const selfOf = (deps: AppDeps, req: FastifyRequest, path: string) => `${publicBase(deps, req.protocol, req.headers.host)}${FIRECRAWL_PREFIX}${path}`
+
+function sendJson(
+  deps: AppDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+  billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean },
+) {
+  const payload = JSON.stringify(body)
+  if (billing) setBillingHeaders(req, reply, { ...billing, tokens: countTokens(payload) }, deps.usdPerCredit)
+  return reply.type('application/json; charset=utf-8').send(payload)
+}
+
+const body = <S extends z.ZodObject>(schema: S, req: FastifyRequest) => parseInput(schema, req, { explainUnknown })
+
+const schema = (operationId: string, summary: string, description: string, extra: Record<string, unknown>, ok: z.ZodType) => ({
+  operationId,
+  summary,
+  description,
+  tags: [TAG],
+  ...extra,
+  response: { 200: ok, ...firecrawlErrorResponses },
+})
+
+const idOf = (req: FastifyRequest) => parseWith(JobIdParams, req.params).id
+
+const paging = (deps: AppDeps, req: FastifyRequest, path: string) => ({
+  ...parseInput(JobPageQuery, req, { ignore: ['api_key'] }),
+  self: selfOf(deps, req, path),
+})
+
+/** /v2/scrape, /v2/search and /v2/map: answered now, billed like /v1/webpage, /v1/search and /v1/map. */
+function pageRoutes(scope: FastifyInstance, deps: AppDeps) {
+  answeredNow(scope, deps, '/v2/scrape', scrape, {
+    operationId: 'firecrawlScrape',
+    summary: 'Firecrawl: scrape one page',
+    description:
+      'Formats markdown, html (main content), rawHtml (the page as fetched), links and images. 1 credit like /v1/webpage; 0.5 from the cache with maxAge; free when the page has no readable content.',
+    body: FirecrawlScrapeBody,
+    ok: FirecrawlScrapeResponse,
+  })
+  answeredNow(scope, deps, '/v2/search', search, {
+    operationId: 'firecrawlSearch',
+    summary: 'Firecrawl: search',
+    description:
+      'Sources web, news and images, each billed like /v1/search, /v1/news or /v1/images at the depth holding `limit`; scrapeOptions reads the top web results (10 at most) as Markdown, +1 credit per page.',
+    body: FirecrawlSearchBody,
+    ok: FirecrawlSearchResponse,
+  })
+  answeredNow(scope, deps, '/v2/map', map, {
+    operationId: 'firecrawlMap',
+    summary: 'Firecrawl: list a site’s URLs',
+    description: 'Like /v1/map: 1 credit when URLs were found, free otherwise; at most 5000 URLs.',
+    body: FirecrawlMapBody,
+    ok: FirecrawlMapResponse,
+  })
+}
+
+/** A POST answered now with what `run` returns, with the billing headers of the Trawl call it made. */
+function answeredNow<S extends z.ZodObject>(
+  scope: FastifyInstance,
+  deps: AppDeps,
+  path: string,
+  run: (
+    deps: AppDeps,
+    auth: AuthContext,
+    input: z.infer<S>,
+    requestId: string,
+  ) => Promise<{ body: unknown; usedMc: number; balanceMc: number | null; cacheHit: boolean }>,
+  doc: { operationId: string; summary: string; description: string; body: S; ok: z.ZodType },
+) {
+  scope.post(path, { config: billed, schema: schema(doc.operationId, doc.summary, doc.description, { body: doc.body }, doc.ok) }, async (req, reply) => {
+    const outcome = await run(deps, req.auth, body(doc.body, req), req.id)
+    return sendJson(deps, req, reply, outcome.body, outcome)
+  })
+}
+
+/** /v2/crawl: a Trawl crawl, its status and pages, its cancel and its errors. */
+function crawlRoutes(scope: FastifyInstance, deps: AppDeps) {
+  scope.post(
+    '/v2/crawl',
+    {
+      config: billed,
+      schema: schema(
+        'firecrawlStartCrawl',
+        'Firecrawl: start a crawl',
+        'Like POST /v1/crawl: `limit` credits (at most 1000) reserved, the unread part refunded when it ends. Answers 200 as Firecrawl does.',
+        { body: FirecrawlCrawlBody },
+        FirecrawlJobStarted,
+      ),
+    },
+    async (req, reply) => {
+      const { task, balanceMc, warning } = await startFirecrawlCrawl(deps, req.auth, body(FirecrawlCrawlBody, req), req.id)
+      const started = { success: true, id: task.id, url: selfOf(deps, req, `/v2/crawl/${task.id}`), ...(warning && { warning }) }
+      return sendJson(deps, req, reply, started, { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false })
+    },
+  )
+
+  // Before /v2/crawl/:id (find-my-way prefers the static path): the SDK's getActiveCrawls().
+  scope.get(
+    '/v2/crawl/active',
+    {
+      config: free,
+      schema: schema('firecrawlActiveCrawls', 'Firecrawl: active crawls', "Free. The account's queued and running crawls.", {}, FirecrawlActiveCrawls),
+    },
+    async (req, reply) => sendJson(deps, req, reply, await firecrawlActiveCrawls(deps, req.auth)),
+  )
+  scope.get(
+    '/v2/crawl/:id',
+    {
+      config: free,
+      schema: schema(
+        'firecrawlGetCrawl',
+        'Firecrawl: crawl status and pages',
+        'Free. Status scraping, completed, failed or cancelled; pages as documents, 100 (and 10 MB) per answer, the rest behind `next`. The same path in ws(s):// is the status WebSocket of the SDK’s watcher (key as the subprotocol).',
+        { params: JobIdParams, querystring: JobPageQuery },
+        FirecrawlJobStatus,
+      ),
+    },
+    async (req, reply) => {
+      const id = idOf(req)
+      return sendJson(deps, req, reply, await firecrawlCrawlStatus(deps, req.auth, id, paging(deps, req, `/v2/crawl/${id}`)))
+    },
+  )
+  scope.delete(
+    '/v2/crawl/:id',
+    {
+      config: free,
+      schema: schema('firecrawlCancelCrawl', 'Firecrawl: cancel a crawl', 'Like DELETE /v1/crawl/{id}.', { params: JobIdParams }, FirecrawlCancelled),
+    },
+    async (req, reply) => sendJson(deps, req, reply, await cancelFirecrawlCrawl(deps, req.auth, idOf(req))),
+  )
+  scope.get(
+    '/v2/crawl/:id/errors',
+    {
+      config: free,
+      schema: schema('firecrawlCrawlErrors', 'Firecrawl: pages a crawl could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
+    },
+    async (req, reply) => sendJson(deps, req, reply, await crawlErrors(deps, req.auth, idOf(req))),
+  )
+}
+
+/** /v2/batch/scrape: a /v1/batches batch of webpage jobs, its status and pages, and its errors. */
+function batchScrapeRoutes(scope: FastifyInstance, deps: AppDeps) {
+  scope.post(
+    '/v2/batch/scrape',
+    {
+      config: billed,
+      schema: schema(
+        'firecrawlBatchScrape',
+        'Firecrawl: scrape up to 100 pages later',
+        'A /v1/batches batch of webpage jobs: half price (0.5 credit per page), failed pages refunded. One content format per page (markdown or html) with links and images.',
+        { body: FirecrawlBatchBody },
+        FirecrawlJobStarted,
+      ),
+    },
+    async (req, reply) => {
+      const started = await startBatchScrape(deps, req.auth, body(FirecrawlBatchBody, req), req.id)
+      const answer = { success: true, id: started.batchId, url: selfOf(deps, req, `/v2/batch/scrape/${started.batchId}`), invalidURLs: started.invalidURLs }
+      return sendJson(deps, req, reply, answer, { usedMc: started.chargedMc, balanceMc: started.balanceMc, cacheHit: false })
+    },
+  )
+  scope.get(
+    '/v2/batch/scrape/:id',
+    {
+      config: free,
+      schema: schema(
+        'firecrawlGetBatchScrape',
+        'Firecrawl: batch scrape status and pages',
+        'Free. Pages as documents, 100 (and 10 MB) per answer, the rest behind `next`.',
+        { params: JobIdParams, querystring: JobPageQuery },
+        FirecrawlJobStatus,
+      ),
+    },
+    async (req, reply) => {
+      const id = idOf(req)
+      return sendJson(deps, req, reply, await batchStatus(deps, req.auth, id, paging(deps, req, `/v2/batch/scrape/${id}`)))
+    },
+  )
+  scope.get(
+    '/v2/batch/scrape/:id/errors',
+    {
+      config: free,
+      schema: schema('firecrawlBatchScrapeErrors', 'Firecrawl: pages a batch scrape could not read', 'Free.', { params: JobIdParams }, FirecrawlJobErrors),
+    },
+    async (req, reply) => sendJson(deps, req, reply, await batchErrors(deps, req.auth, idOf(req))),
   )
 }

@@ -12,6 +12,7 @@ import { normalisePageUrl } from '../../../reader/page-read.ts'
 import type { PageMetadata, PageResult } from '../../../reader/reading.types.ts'
 import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
+import { batchIdOfJob, jobsOfBatch } from '../../batches/batches.store.ts'
 import type { CrawlTask as CrawlView } from '../../crawl/crawl.response.ts'
 import { CrawlParams } from '../../crawl/crawl.schema.ts'
 import { activeCrawls, cancelCrawl, getCrawl, startCrawl } from '../../crawl/crawl.service.ts'
@@ -34,7 +35,6 @@ import {
   readScrapeOptions,
   type ScrapeOptions,
 } from './firecrawl.schema.ts'
-import { batchIdOfJob, jobsOfBatch } from './firecrawl.store.ts'
 
 /**
  * Firecrawl v2 requests answered by Trawl's own services: scrape by /v1/webpage's (cache, render,
@@ -375,7 +375,7 @@ export async function startFirecrawlCrawl(deps: AppDeps, auth: AuthContext, body
     }),
     SITE_NAMES,
   )
-  const { task, balanceMc } = await startCrawl(deps.store, auth, params, requestId)
+  const { task, balanceMc } = await startCrawl(deps, auth, params, requestId)
   return { task, balanceMc, warning: warnings.join('; ') || undefined }
 }
 
@@ -484,7 +484,7 @@ export async function firecrawlCrawlStatus(deps: AppDeps, auth: AuthContext, id:
 }
 
 export async function cancelFirecrawlCrawl(deps: AppDeps, auth: AuthContext, id: string) {
-  const view = await cancelCrawl(deps.store, auth.accountId, id)
+  const view = await cancelCrawl(deps, auth.accountId, id)
   const status = view.status === 'completed' ? 'completed' : view.status === 'failed' ? 'failed' : 'cancelled'
   return { success: true as const, status: status as 'cancelled' | 'completed' | 'failed' }
 }

@@ -124,11 +124,11 @@ export async function tavilyCrawl(deps: AppDeps, auth: AuthContext, p: TavilyCra
     ...(p.select_domains && { include_subdomains: true }),
     ...(p.instructions && { query: p.instructions }),
   })
-  const { task } = await startCrawl(deps.store, auth, params, requestId)
+  const { task } = await startCrawl(deps, auth, params, requestId)
   const waitS = Math.min(MAX_CRAWL_WAIT_S, p.timeout ?? MAX_CRAWL_WAIT_S)
   let view = await waitFor(deps, auth, task.id, Date.now() + waitS * 1000, gone)
   if (!ENDED.has(view.status)) {
-    await cancelCrawl(deps.store, auth.accountId, task.id)
+    await cancelCrawl(deps, auth.accountId, task.id)
     view = await waitFor(deps, auth, task.id, Date.now() + CANCEL_GRACE_MS, () => false)
   }
   const pages = ((view.result as { pages?: unknown[] } | null)?.pages ?? []) as { url: string; markdown?: string; text?: string }[]

@@ -1,8 +1,8 @@
 import { toCredits } from '../../../billing/money.ts'
+import { spendByDay } from '../../../billing/spend.store.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import type { Store } from '../../../store/database.ts'
 import { accountForKey } from '../../accounts/accounts.service.ts'
-import { spendByDay } from '../../dashboard/dashboard.store.ts'
 
 type Bucket = 'search_usage' | 'extract_usage' | 'crawl_usage' | 'map_usage' | 'research_usage'
 

@@ -6,7 +6,7 @@
  * empty objects are dropped. A top-level key without a rule here (a future extra) passes through, pruned the same way.
  */
 import { type FieldPath, isPlainObject, projectFields } from './fields.projection.ts'
-import type { JsonObject, ResponseBody, Vertical } from './output.types.ts'
+import type { JsonObject, Vertical } from './output.types.ts'
 
 /** A field to keep, or a group of which only the first non-empty member is kept. */
 type Keep = string | { firstOf: readonly string[] }
@@ -44,7 +44,7 @@ const RULES: Record<Vertical, Rules> = {
 }
 
 /** The compact form of `body` (see the file comment). Never mutates `body`. */
-export function compactBody<B extends ResponseBody>(vertical: Vertical, body: B): JsonObject {
+export function compactBody(vertical: Vertical, body: JsonObject): JsonObject {
   return pruneBody(projectFields(body, compactPaths(vertical, body)), vertical)
 }
 

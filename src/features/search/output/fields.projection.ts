@@ -14,7 +14,7 @@
  *   missing on some results and present on others.
  */
 import { ApiError } from '../../../errors.ts'
-import type { JsonObject, ResponseBody } from './output.types.ts'
+import type { JsonObject } from './output.types.ts'
 
 /** One parsed `fields=` entry: `results.sitelinks.title` becomes `['results', 'sitelinks', 'title']`. */
 export type FieldPath = readonly string[]
@@ -61,7 +61,7 @@ export function parseFields(spec: string, allowedTopLevel: readonly string[]): F
 }
 
 /** Returns a new body with only the selected paths (see the file comment for the exact rules). */
-export function projectFields<B extends ResponseBody>(body: B, fields: readonly FieldPath[]): JsonObject {
+export function projectFields(body: JsonObject, fields: readonly FieldPath[]): JsonObject {
   const selection = buildSelection(fields)
   const out: JsonObject = {}
   // Walk the body, not the selection, so the output keeps the envelope's key order.

@@ -17,7 +17,7 @@ import {
   renderShoppingBlocks,
   renderVideoBlocks,
 } from './markdown.verticals.ts'
-import { endpointPath, type JsonObject, type OutputFormat, type ResponseBody, type Vertical } from './output.types.ts'
+import { endpointPath, type JsonObject, type OutputFormat, type Vertical } from './output.types.ts'
 
 type MarkdownVertical = Exclude<Vertical, 'autocomplete' | 'lens'>
 
@@ -45,18 +45,17 @@ export function assertFormatAllowed(vertical: Vertical, format: OutputFormat): v
 }
 
 /** The whole Markdown document for a response body. Throws `invalid_request` on a vertical without Markdown. */
-export function renderMarkdown<B extends ResponseBody>(vertical: Vertical, body: B): string {
+export function renderMarkdown(vertical: Vertical, body: JsonObject): string {
   assertFormatAllowed(vertical, 'markdown')
   const layout = LAYOUTS[vertical as MarkdownVertical]
-  const data = body as unknown as JsonObject
-  const request = object(data.request) ?? {}
-  const blocks = layout.render(data)
+  const request = object(body.request) ?? {}
+  const blocks = layout.render(body)
   return `${[
     heading(layout.label, request),
     context(request),
     ...(blocks.length > 0 ? blocks : ['No results.']),
     '---', // a rule after a blank line: directly under a paragraph it would turn that paragraph into a heading
-    footer(object(data.meta) ?? {}),
+    footer(object(body.meta) ?? {}),
   ]
     .filter(Boolean)
     .join('\n\n')}\n`

@@ -15,7 +15,7 @@ import { ApiError } from '../../../errors.ts'
 import { compactBody, pruneBody } from './compact.format.ts'
 import { type FieldPath, parseFields, projectFields } from './fields.projection.ts'
 import { assertFormatAllowed, renderMarkdown } from './markdown.format.ts'
-import { endpointPath, type OutputFormat, type ResponseBody, topLevelKeys, type Vertical } from './output.types.ts'
+import { endpointPath, type JsonObject, type OutputFormat, topLevelKeys, type Vertical } from './output.types.ts'
 import { bodyBytes, completeBody } from './stable-shape.ts'
 
 export { compactBody } from './compact.format.ts'
@@ -25,7 +25,6 @@ export {
   endpointPath,
   type OutputFormat,
   type ResponseBody,
-  type ResponseMeta,
   topLevelKeys,
   VERTICALS,
   type Vertical,
@@ -73,21 +72,21 @@ export function validateOutputOptions(vertical: Vertical, options: OutputOptions
 }
 
 /** Renders a vertical's response body in the requested format, as text. Throws `invalid_request` on bad options. */
-export function renderSearchResponse<B extends ResponseBody>(vertical: Vertical, body: B, options: OutputOptions): RenderedResponse {
+export function renderSearchResponse(vertical: Vertical, body: JsonObject, options: OutputOptions): RenderedResponse {
   const reply = renderSearchReply(vertical, body, options)
   const text = reply.tokensText()
   return { contentType: reply.contentType, payload: text, tokensText: text }
 }
 
 /** renderSearchResponse for the wire: the JSON formats as bytes. */
-export function renderSearchReply<B extends ResponseBody>(vertical: Vertical, body: B, options: OutputOptions): RenderedReply {
+export function renderSearchReply(vertical: Vertical, body: JsonObject, options: OutputOptions): RenderedReply {
   const fields = validateOutputOptions(vertical, options)
   if (options.format === 'markdown') {
     const markdown = renderMarkdown(vertical, body)
     return { contentType: MARKDOWN_CONTENT_TYPE, payload: markdown, tokensText: () => markdown }
   }
   // Every format starts from the complete body, so the top-level keys are the same in each (README.md "Stable shapes").
-  const complete = completeBody(vertical, body) as B
+  const complete = completeBody(vertical, body)
   let shaped: object
   if (fields) {
     const projected = projectFields(complete, fields)

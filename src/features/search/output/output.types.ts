@@ -1,7 +1,9 @@
 /** Shapes shared by the response output layer (fields=, format=compact, format=markdown) of every search vertical. */
 import type { z } from 'zod'
-import { type SearchMeta, SearchResponse } from '../search.response.ts'
+import { SearchResponse } from '../search.response.ts'
+import type { SearchBody } from '../search.service.ts'
 import { verticalResponse } from '../verticals/vertical.response.ts'
+import type { VerticalBody } from '../verticals/vertical.service.ts'
 
 export const VERTICALS = ['search', 'news', 'images', 'videos', 'maps', 'places', 'shopping', 'scholar', 'patents', 'reviews', 'autocomplete', 'lens'] as const
 
@@ -9,20 +11,8 @@ export type Vertical = (typeof VERTICALS)[number]
 
 export type OutputFormat = 'json' | 'compact' | 'markdown'
 
-/** The `meta` of every search-family response. */
-export type ResponseMeta = z.infer<typeof SearchMeta>
-
-/**
- * The envelope every vertical produces. Vertical extra keys (people_also_ask, next_page_token, ...) ride along
- * as further properties; the functions here take `B extends ResponseBody` so typed bodies pass without casts.
- * `meta` is loosely typed on purpose: services build it as a plain record (it is cached and replayed), and the
- * renderers read each meta field defensively. `ResponseMeta` is the shape services should aim for.
- */
-export interface ResponseBody {
-  request: object
-  results: readonly unknown[]
-  meta: object
-}
+/** The body of any search-family reply, as its service builds it (search.response.ts `Built`). */
+export type ResponseBody = SearchBody | VerticalBody
 
 /** A JSON object as the output layer reads it: it only ever sees parsed, plain data. */
 export type JsonObject = Record<string, unknown>

@@ -2,9 +2,10 @@
  * Response bodies as the verticals produce them, for the output tests. Values are modelled on real result pages
  * (relative dates, displayed prices, third-party titles with Markdown-significant characters) rather than tidy ones.
  */
-import type { ResponseBody } from './output.types.ts'
+import type { JsonObject } from './output.types.ts'
 
-type Body = ResponseBody & Record<string, unknown>
+/** Plain JSON, as the output layer takes it: looser than a service's body (some hold nulls a parser would leave out). */
+type Body = { request: JsonObject; results: unknown[]; meta: JsonObject } & JsonObject
 
 const meta = (extra: Record<string, unknown> = {}) => ({
   request_id: 'req_01HZX3',

@@ -5,13 +5,13 @@
  */
 import { z } from 'zod'
 import { isPlainObject } from './fields.projection.ts'
-import { type JsonObject, type ResponseBody, responseSchema, type Vertical } from './output.types.ts'
+import { type JsonObject, responseSchema, type Vertical } from './output.types.ts'
 
 /** The format=json body of a vertical: every schema key present, null when unknown, [] for an empty list. */
-export function completeBody<B extends ResponseBody>(vertical: Vertical, body: B): JsonObject {
+export function completeBody(vertical: Vertical, body: JsonObject): JsonObject {
   // ads only when asked for (ads=true), and then always, even when the page had none.
   const asked = vertical === 'search' && (body.request as { ads?: unknown }).ads === true
-  return complete(responseSchema(vertical), asked ? { ...body, ads: (body as { ads?: unknown }).ads ?? [] } : body) as JsonObject
+  return complete(responseSchema(vertical), asked ? { ...body, ads: body.ads ?? [] } : body) as JsonObject
 }
 
 /** `value` with the keys `schema` requires filled in, at any depth. Keys in schema order, unknown keys after. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import { SearchMeta } from '../../../billing/search-meta.ts'
 import { VERTICAL_ITEMS as ITEMS } from '../../../engines/results.schema.ts'
-import { SearchMeta } from '../search.response.ts'
 import type { VerticalName } from './vertical.specs.ts'
 
 /**
@@ -17,19 +17,30 @@ export function itemFields(name: VerticalName): string[] {
   return Object.keys(ITEMS[name].shape).filter((f) => f !== 'position')
 }
 
-const responses = new Map<VerticalName, z.ZodObject>()
+/** A vertical's response schema; only reviews pages on with next_page_token. */
+function responseOf<N extends VerticalName>(name: N) {
+  const paged = z.object({
+    request: z.record(z.string(), z.unknown()).describe('the normalised request, defaults filled in'),
+    results: z.array(ITEMS[name]),
+    next_page_token: z.string().optional().describe('absent on the last page and past the first 100 reviews'),
+    meta: SearchMeta,
+  })
+  return name === 'reviews' ? paged : paged.omit({ next_page_token: true })
+}
+
+type VerticalResponseSchema<N extends VerticalName> = ReturnType<typeof responseOf<N>>
+
+const responses = new Map<VerticalName, VerticalResponseSchema<VerticalName>>()
 
 /** The response schema of a vertical: one instance each, shared by its routes and the json output. */
-export function verticalResponse(name: VerticalName): z.ZodObject {
+export function verticalResponse<N extends VerticalName>(name: N): VerticalResponseSchema<N> {
   let schema = responses.get(name)
   if (!schema) {
-    schema = z.object({
-      request: z.record(z.string(), z.unknown()).describe('the normalised request, defaults filled in'),
-      results: z.array(ITEMS[name]),
-      ...(name === 'reviews' && { next_page_token: z.string().optional().describe('absent on the last page and past the first 100 reviews') }),
-      meta: SearchMeta,
-    })
+    schema = responseOf(name)
     responses.set(name, schema)
   }
-  return schema
+  return schema as VerticalResponseSchema<N>
 }
+
+/** The format=json body of any vertical. */
+export type VerticalResponse = z.infer<VerticalResponseSchema<VerticalName>>
