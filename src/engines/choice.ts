@@ -1,11 +1,16 @@
 import { ApiError } from '../errors.ts'
 import type { AuthContext } from '../http/auth.ts'
-import type { EngineAnswer, EngineName, EngineParam, EngineVerticalName, SearchEngine } from './engine.ts'
 import type { ParseQuality, SearchRequest, VerticalRequest } from './engine.types.ts'
+import { type Candidate, isFallbackError, readyFirst, type Tried, walk } from './fallback-walk.ts'
 import type { HealthOutcome } from './health.ts'
-import { ENGINE_NAMES, type Engines, PRIMARY_ENGINE } from './registry.ts'
+import type { EngineParam, EngineVerticalName } from './provider.types.ts'
+import { ENGINE_NAMES, type EngineName, type Engines, PRIMARY_ENGINE } from './registry.ts'
+import type { EngineAnswer, SearchEngine } from './search-engine.types.ts'
+import { sentParams } from './sent-params.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
-import { attemptsOf, UpstreamError, type UpstreamErrorCode, whyFailed } from './upstream/upstream-error.ts'
+import { attemptsOf, codeOfAttempts, UpstreamError, type UpstreamErrorCode, whyFailed } from './upstream/upstream-error.ts'
+
+export { sentParams }
 
 /**
  * The `engine` parameter as one canonical string, echoed in `request.engine` and part of the cache
@@ -31,18 +36,6 @@ export function resolveEngineName(engine: string | string[] | undefined, auth: A
 export interface EngineNeed {
   vertical: EngineVerticalName
   params: EngineParam[]
-}
-
-const DEFAULTS: Partial<Record<EngineParam, unknown>> = { safe: 'off', device: 'desktop' }
-const PARAMS: EngineParam[] = ['location', 'uule', 'll', 'time', 'tbs', 'safe', 'device', 'autocorrect', 'ads', 'include_domains']
-
-/** The optional engine parameters a normalised request sets to something other than their default. */
-export function sentParams(req: object): EngineParam[] {
-  const r = req as Record<string, unknown>
-  const sent = PARAMS.filter((p) => r[p] !== undefined && r[p] !== DEFAULTS[p] && !(p === 'ads' && r[p] === false))
-  if (r.exclude_domains !== undefined && !sent.includes('include_domains')) sent.push('include_domains')
-  if ((typeof r.page === 'number' && r.page > 1) || (typeof r.offset === 'number' && r.offset > 0)) sent.unshift('page')
-  return sent
 }
 
 const paramLabel = (p: EngineParam) => (p === 'include_domains' ? 'include_domains / exclude_domains' : p)
@@ -85,47 +78,25 @@ export interface Answered<P> {
 type Page = { results: unknown[]; parse_quality: ParseQuality; saysNoResults?: true }
 
 /**
- * Asks the chosen provider, or walks `auto` / a list: the next provider whenever one is blocked,
- * times out, fails, or answers a page it could not read. Providers that health marks blocked or
- * drifting are skipped while others remain. Every attempt is recorded for health and in `meta.route`.
+ * Asks the chosen provider, or walks `auto` / a list (fallback-walk.ts): the next provider
+ * whenever one is blocked, times out, fails, or answers a page it could not read. Providers that
+ * health marks blocked or drifting are skipped while others remain. Every attempt is recorded for
+ * health and in `meta.route`.
  */
 export async function askEngines<P extends Page>(
   engines: Engines,
   choice: string,
   need: EngineNeed,
-  ask: (engine: SearchEngine, deadline: number, more: boolean) => Promise<EngineAnswer<P>> | undefined,
+  ask: (engine: SearchEngine<EngineName>, deadline: number, more: boolean) => Promise<EngineAnswer<P>> | undefined,
 ): Promise<Answered<P>> {
-  const planned = planEngines(engines, choice, need)
+  const planned = planEngines(engines, choice, need).map((name) => providerCandidate(name, need))
   // One deadline for the whole walk: every route and provider asked shares it.
   const deadline = Date.now() + engines.deadlineMs
-  const order = planned.length > 1 ? healthyFirst(engines, planned, need.vertical) : { tryNow: planned, skipped: [] }
-  const attempts: RouteAttempt[] = order.skipped.map((name) => skippedAttempt(name, coolingDown(engines.health.state(name, need.vertical))))
-  let lastError: unknown
-  let unreadable: Answered<P> | undefined
-  for (const [i, name] of order.tryNow.entries()) {
-    if (i > 0 && Date.now() >= deadline) {
-      attempts.push(...order.tryNow.slice(i).map((n) => skippedAttempt(n, 'not asked: the request deadline had passed')))
-      break
-    }
-    const answer = await askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, i < order.tryNow.length - 1))
-    attempts.push(...answer.attempts)
-    if ('error' in answer) {
-      lastError = answer.error
-      if (!isFallbackError(answer.error)) throw answer.error
-      continue
-    }
-    const result = { engine: name, page: answer.page, attempts }
-    // A page with result markup we could not read: the next provider may do better.
-    const moreToTry = i < order.tryNow.length - 1
-    if (moreToTry && answer.page.results.length === 0 && answer.page.parse_quality === 'partial') {
-      attempts.push({ engine: name, host: '', pool: null, outcome: 'error', reason: 'page not understood (parse_quality partial)', ms: 0 })
-      unreadable = result
-      continue
-    }
-    return result
-  }
-  if (unreadable) return { ...unreadable, attempts }
-  throw combinedError(lastError, attempts)
+  const walked = await walk(planned, { health: engines.health, deadline }, (c, more) =>
+    askOne(engines, c.engine, need.vertical, (engine) => ask(engine, deadline, more)),
+  )
+  if ('answered' in walked) return { engine: walked.answered.engine, page: walked.page, attempts: walked.attempts }
+  throw combinedError(walked.lastError, walked.attempts)
 }
 
 /**
@@ -135,18 +106,18 @@ export async function askEngines<P extends Page>(
 export async function askConsensus<P extends Page>(
   engines: Engines,
   need: EngineNeed,
-  ask: (engine: SearchEngine, signal: AbortSignal, deadline: number) => Promise<EngineAnswer<P>>,
+  ask: (engine: SearchEngine<EngineName>, signal: AbortSignal, deadline: number) => Promise<EngineAnswer<P>>,
 ): Promise<{ answers: Answered<P>[]; attempts: RouteAttempt[] }> {
-  const planned = planEngines(engines, 'consensus', need)
-  const { tryNow, skipped } = healthyFirst(engines, planned, need.vertical)
+  const planned = planEngines(engines, 'consensus', need).map((name) => providerCandidate(name, need))
+  const { ready, passedOver } = readyFirst(planned, engines.health)
   const until = Date.now() + engines.deadlineMs
   const deadline = AbortSignal.timeout(engines.deadlineMs)
-  const settled = await Promise.all(tryNow.map((name) => askOne(engines, name, need.vertical, (engine) => ask(engine, deadline, until))))
-  const attempts: RouteAttempt[] = skipped.map((name) => skippedAttempt(name, coolingDown(engines.health.state(name, need.vertical))))
+  const settled = await Promise.all(ready.map((c) => askOne(engines, c.engine, need.vertical, (engine) => ask(engine, deadline, until))))
+  const attempts = [...passedOver]
   const answers: Answered<P>[] = []
   for (const [i, answer] of settled.entries()) {
     attempts.push(...answer.attempts)
-    const name = tryNow[i] as EngineName
+    const name = ready[i]?.engine as EngineName
     if ('error' in answer) {
       if (!isFallbackError(answer.error) && !deadline.aborted) throw answer.error
       continue
@@ -178,15 +149,13 @@ export const searchConsensus = (engines: Engines, req: SearchRequest) =>
 export const searchVertical = (engines: Engines, req: VerticalRequest) =>
   askEngines(engines, req.engine ?? engines.primary, verticalNeed(req), (engine, deadline, more) => engine.vertical?.(req, { deadline, more }))
 
-type OneAnswer<P> = { page: P; attempts: RouteAttempt[] } | { error: unknown; attempts: RouteAttempt[] }
-
 /** One provider asked once, its outcome recorded for health. */
 async function askOne<P extends Page>(
   engines: Engines,
   name: EngineName,
   layout: EngineVerticalName,
-  ask: (engine: SearchEngine) => Promise<EngineAnswer<P>> | undefined,
-): Promise<OneAnswer<P>> {
+  ask: (engine: SearchEngine<EngineName>) => Promise<EngineAnswer<P>> | undefined,
+): Promise<Tried<P>> {
   const engine = engines.get(name)
   const started = performance.now()
   const pending = engine && ask(engine)
@@ -213,24 +182,8 @@ async function askOne<P extends Page>(
   }
 }
 
-function healthyFirst(engines: Engines, names: EngineName[], layout: string): { tryNow: EngineName[]; skipped: EngineName[] } {
-  const tryNow = names.filter((n) => engines.health.available(n, layout))
-  // Every candidate cooling down: trying them beats a certain 503.
-  if (tryNow.length === 0) return { tryNow: names, skipped: [] }
-  return { tryNow, skipped: names.filter((n) => !tryNow.includes(n)) }
-}
-
-function skippedAttempt(engine: string, reason: string): RouteAttempt {
-  return { engine, host: '', pool: null, outcome: 'skipped', reason, ms: 0 }
-}
-
-const coolingDown = (state: string) => `engine ${state}; not asked until its cool-down ends`
-
-const FALLBACK_CODES = new Set(['upstream_blocked', 'upstream_timeout', 'upstream_error'])
-
-function isFallbackError(err: unknown): boolean {
-  return err instanceof ApiError && FALLBACK_CODES.has(err.code)
-}
+/** A provider as the walk asks it: its health is kept per vertical. */
+const providerCandidate = (name: EngineName, need: EngineNeed): Candidate & { engine: EngineName } => ({ engine: name, layout: need.vertical })
 
 function outcomeOf(err: unknown): HealthOutcome {
   // The consensus deadline aborts a provider's request with the signal's own TimeoutError.
@@ -245,11 +198,7 @@ function combinedError(lastError: unknown, attempts: RouteAttempt[]): unknown {
   const tried = [...new Set(attempts.filter((a) => a.outcome !== 'skipped').map((a) => a.engine))]
   if (tried.length <= 1)
     return lastError instanceof UpstreamError ? new UpstreamError(lastError.code as UpstreamErrorCode, lastError.message, attempts) : lastError
-  const code: UpstreamErrorCode = attempts.some((a) => a.outcome === 'blocked')
-    ? 'upstream_blocked'
-    : attempts.some((a) => a.outcome === 'timeout')
-      ? 'upstream_timeout'
-      : 'upstream_error'
+  const code = codeOfAttempts(attempts)
   // Each engine's reasons, route by route, so a caller of auto sees why each one failed.
   const lead =
     code === 'upstream_blocked'

@@ -5,7 +5,7 @@
  * Entry forms: a domain ("example.com": the domain and its subdomains), a path prefix
  * ("example.com/blog") or a top-level domain (".gov").
  */
-import type { OrganicResult } from './engine.types.ts'
+import type { OrganicResult, SearchRequest, VerticalRequest } from './engine.types.ts'
 
 interface DomainRule {
   kind: 'tld' | 'host' | 'path'
@@ -73,4 +73,16 @@ export function keepDomains<T>(items: T[], include: readonly string[], exclude: 
   const probes = items.map((item, i) => ({ position: i + 1, title: String(i), link: urlOf(item) ?? '', domain: '' }))
   const kept = new Set(enforceDomainFilters(probes, include, exclude).map((p) => Number(p.title)))
   return items.filter((_, i) => kept.has(i))
+}
+
+/** The request with its domain filters moved into the query as `site:` operators, where the engine has them. */
+export function withSites<R extends { q?: string; include_domains?: string[]; exclude_domains?: string[] }>(req: R, siteOperator: boolean): R {
+  const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
+  if (!sites || !siteOperator || req.q === undefined) return req
+  return { ...req, q: `${req.q} ${sites}`, include_domains: undefined, exclude_domains: undefined }
+}
+
+/** The items of a result list that pass the request's domain filters (engines treat operators as hints). */
+export function filterLinks<T extends { link?: string | null }>(items: T[], req: SearchRequest | VerticalRequest): T[] {
+  return keepDomains(items, req.include_domains ?? [], req.exclude_domains ?? [], (item) => item.link)
 }

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest'
-import type { EngineWebSearch, Provider } from './engine.ts'
 import type { ParsedSearchPage, SearchRequest } from './engine.types.ts'
 import { EngineHealth } from './health.ts'
 import { bindProvider } from './provider.engine.ts'
+import type { EngineWebSearch, Provider } from './provider.types.ts'
 import type { FetchPageRequest } from './upstream/upstream.types.ts'
 import type { UpstreamClient } from './upstream/upstream-client.ts'
 import { upstreamErrorFor } from './upstream/upstream-error.ts'
 
-/** The route walk of provider.engine.ts, on routes whose upstream answers are scripted by URL. */
+/** The route walk of provider.routes.ts, on routes whose upstream answers are scripted by URL. */
 const req: SearchRequest = {
   endpoint: 'search',
   engine: 'google',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { engine as engineParam } from '../params/search.params.ts'
-import type { Provider } from './engine.ts'
 import { builtInNamesOf, engineNamesOf, namesText, primaryOf } from './engine-names.ts'
+import type { Provider } from './provider.types.ts'
 import {
   BUILT_IN_ENGINES,
   CAPABILITY_TABLE,

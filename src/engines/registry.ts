@@ -2,12 +2,13 @@ import type { Config } from '../config.ts'
 import { bingProvider } from './bing/bing.provider.ts'
 import { braveProvider } from './brave/brave.provider.ts'
 import { duckduckgoProvider } from './duckduckgo/duckduckgo.provider.ts'
-import type { EngineVerticalName, Provider, SearchEngine } from './engine.ts'
 import { builtInNamesOf, engineNamesOf, type NamedRow, type NamesStyle, namesText, primaryOf } from './engine-names.ts'
 import { googleProvider } from './google/google.provider.ts'
 import { EngineHealth, type HealthShare, routeLayout } from './health.ts'
 import { mojeekProvider } from './mojeek/mojeek.provider.ts'
 import { bindProvider } from './provider.engine.ts'
+import type { EngineVerticalName, Provider } from './provider.types.ts'
+import type { SearchEngine } from './search-engine.types.ts'
 import { searxngProvider } from './searxng/searxng.provider.ts'
 import { serperProvider } from './serper/serper.provider.ts'
 import { startpageProvider } from './startpage/startpage.provider.ts'
@@ -52,15 +53,14 @@ export const CAPABILITY_TABLE = {
   // The operator's own services, providers only when configured, right after the primary: they were
   // set up to answer when it cannot (free instance first, paid key next), and each aggregates or
   // resells other engines' results, so neither is an independent index for consensus.
-  // (Their return types are written out: inferred, they would wait on EngineName, this table's keys.)
   searxng: {
-    provider: (opts): Provider | null => (opts.searxngUrl ? searxngProvider(opts.searxngUrl) : null),
+    provider: (opts) => (opts.searxngUrl ? searxngProvider(opts.searxngUrl) : null),
     auto: true,
     consensus: false,
     configuredOnly: true,
   },
   serper: {
-    provider: (opts): Provider | null => (opts.serperApiKey ? serperProvider(opts.serperApiKey) : null),
+    provider: (opts) => (opts.serperApiKey ? serperProvider(opts.serperApiKey) : null),
     auto: true,
     consensus: false,
     configuredOnly: true,
@@ -97,10 +97,10 @@ export function describeEngines(style?: NamesStyle): string {
 /** The bound engines, their order and their health; what search, verticals, rank and customsearch ask. */
 export class Engines {
   readonly health: EngineHealth
-  private readonly byName = new Map<string, SearchEngine>()
+  private readonly byName = new Map<string, SearchEngine<EngineName>>()
 
   constructor(
-    private readonly rows: { engine: SearchEngine; auto: boolean; consensus: boolean }[],
+    private readonly rows: { engine: SearchEngine<EngineName>; auto: boolean; consensus: boolean }[],
     health: EngineHealth,
     readonly deadlineMs: number,
   ) {
@@ -112,7 +112,7 @@ export class Engines {
     return this.rows[0]?.engine.name ?? PRIMARY_ENGINE
   }
 
-  get(name: string): SearchEngine | undefined {
+  get(name: string): SearchEngine<EngineName> | undefined {
     return this.byName.get(name)
   }
 
@@ -120,7 +120,7 @@ export class Engines {
     return this.rows.map((r) => r.engine.name)
   }
 
-  all(): SearchEngine[] {
+  all(): SearchEngine<EngineName>[] {
     return this.rows.map((r) => r.engine)
   }
 

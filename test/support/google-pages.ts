@@ -9,7 +9,7 @@ export const GOOGLE_NO_MORE_RESULTS = '<html><body><div id="search"><div id="rso
 /**
  * A fake Google that answers its first result page (no `start`, or `start=0`) with `body` and
  * every later page with GOOGLE_NO_MORE_RESULTS. Google answers 10 results a page, so a request
- * for more is several pages (google-search.pages.ts); a saved page that already holds 95 results
+ * for more is several pages (src/engines/search-pages.ts); a saved page that already holds 95 results
  * stands for all of them, and the later pages cost the test nothing.
  */
 export function googleFirstPageOnly(body: Buffer | string) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { bingProvider } from './bing.provider.ts'
 
 const PAGE = readFixture('serp/bing/web/wsmcp-javascript-tutorial-http-2026.html').toString('utf8')
@@ -24,7 +25,7 @@ describe('bingProvider', () => {
       urls.push(url)
       return { status: 200, url, body: PAGE }
     }
-    const page = await bingProvider.search.run(base, fetch)
+    const page = await searchRoute(bingProvider.search, base, fetch)
     expect(urls).toEqual(['https://www.bing.com/search?q=javascript%20tutorial&setlang=en-US&cc=US&mkt=en-US&adlt=off'])
     expect(page.results).toHaveLength(10)
     expect(page.results[0]?.link).toBe('https://www.w3schools.com/Js/')
@@ -32,7 +33,7 @@ describe('bingProvider', () => {
 
   it('answers page 1 served for page 2 with no results', async () => {
     const fetch: EngineFetch = async (url) => ({ status: 200, url, body: PAGE })
-    const page = await bingProvider.search.run({ ...base, page: 2 }, fetch)
+    const page = await searchRoute(bingProvider.search, { ...base, page: 2 }, fetch)
     expect(page.results).toEqual([])
     expect(page.parse_quality).toBe('empty')
   })

@@ -1,4 +1,4 @@
-import type { Provider } from '../engine.ts'
+import type { Provider } from '../provider.types.ts'
 import { detectBingBlock } from './bing.block.ts'
 import { parseBingSearch } from './bing.parse.ts'
 import { buildBingSearchRequest, offsetOf } from './bing.request.ts'
@@ -9,7 +9,7 @@ import { bingNews } from './news/bing-news.ts'
  * Bing: web search (ten results a page, first page only), images and news. The query language has
  * `site:`, so domain filters reach Bing as operators.
  */
-export const bingProvider: Provider = {
+export const bingProvider: Provider<'bing'> = {
   name: 'bing',
   capabilities: {
     verticals: ['search', 'news', 'images'],
@@ -20,11 +20,8 @@ export const bingProvider: Provider = {
     // Without scripts Bing serves page 1 for later pages and ignores the time filter (SearXNG's
     // 2026-03 rework dropped both, docs/engines.md): web search takes neither, news and images do.
     params: ['safe', 'include_domains'],
-    async run(req, fetch) {
-      const { url, headers } = buildBingSearchRequest(req)
-      const page = await fetch(url, headers)
-      return parseBingSearch(page.body, { offset: offsetOf(req) })
-    },
+    request: (req) => buildBingSearchRequest(req),
+    read: (body, req) => parseBingSearch(body, { offset: offsetOf(req) }),
   },
   verticals: { news: bingNews, images: bingImages },
   detectBlock: (r) => detectBingBlock(r),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest, verticalRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
 import type { SearchRequest, VerticalRequest } from '../engine.types.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { detectBraveApiBlock } from './brave.block.ts'
 import { braveProvider } from './brave.provider.ts'
 import { parseBraveApiImages, parseBraveApiNews, parseBraveApiVideos, parseBraveApiWeb } from './brave-api.parse.ts'
@@ -175,7 +176,7 @@ describe('braveProvider with a key: the Search API', () => {
 
   it('web search calls the API with the key and the API block detector', async () => {
     const calls: Parameters<EngineFetch>[] = []
-    const page = await provider.search.run({ ...web, num: 20, offset: 5 }, fetchOf(WEB, calls))
+    const page = await searchRoute(provider.search, { ...web, num: 20, offset: 5 }, fetchOf(WEB, calls))
     expect(calls[0]?.[0]).toBe('https://api.search.brave.com/res/v1/web/search?q=javascript%20tutorial&count=20&country=US&search_lang=en&safesearch=off')
     expect(calls[0]?.[1]['X-Subscription-Token']).toBe(KEY)
     expect(calls[0]?.[2]).toBe(detectBraveApiBlock)
@@ -186,7 +187,7 @@ describe('braveProvider with a key: the Search API', () => {
 
   it('a page past the API offset limit answers empty without a request', async () => {
     const calls: Parameters<EngineFetch>[] = []
-    expect(await provider.search.run({ ...web, num: 100, page: 3 }, fetchOf(WEB, calls))).toEqual({ results: [], parse_quality: 'empty' })
+    expect(await searchRoute(provider.search, { ...web, num: 100, page: 3 }, fetchOf(WEB, calls))).toEqual({ results: [], parse_quality: 'empty' })
     expect(calls).toHaveLength(0)
   })
 

@@ -1,10 +1,10 @@
-import type { EngineCapabilities, EngineVertical, Provider } from '../engine.ts'
 import type { ParsedSearchPage, VerticalPage, VerticalRequest } from '../engine.types.ts'
+import type { EngineCapabilities, EngineVertical, FetchRoute, Provider } from '../provider.types.ts'
 import { detectBraveApiBlock, detectBraveBlock } from './brave.block.ts'
 import { parseBraveSearch } from './brave.parse.ts'
-import { buildBraveRequest } from './brave.request.ts'
+import { type BraveRequest, buildBraveRequest } from './brave.request.ts'
 import { parseBraveApiImages, parseBraveApiNews, parseBraveApiVideos, parseBraveApiWeb } from './brave-api.parse.ts'
-import { type BraveApiVertical, buildBraveApiRequest, verticalParams, webParams } from './brave-api.request.ts'
+import { type BraveApiRequest, type BraveApiVertical, buildBraveApiRequest, verticalParams, webParams } from './brave-api.request.ts'
 
 const PARAMS: EngineCapabilities['params'] = ['page', 'time', 'safe', 'autocorrect']
 
@@ -12,39 +12,34 @@ const PARAMS: EngineCapabilities['params'] = ['page', 'time', 'safe', 'autocorre
  * Brave Search. With the operator's API key, the official Search API (web, news, images,
  * videos); without one, the search.brave.com result page (web only).
  */
-export function braveProvider(apiKey?: string): Provider {
+export function braveProvider(apiKey?: string): Provider<'brave'> {
   const key = apiKey?.trim()
   return key ? braveApiProvider(key) : bravePageProvider
 }
 
-const bravePageProvider: Provider = {
+const bravePageProvider: Provider<'brave'> = {
   name: 'brave',
   capabilities: { verticals: ['search'], params: PARAMS, siteOperator: true },
   search: {
-    async run(req, fetch) {
-      const request = buildBraveRequest(req)
-      // Past result 200 Brave has nothing to show and flags whoever asks: answered empty (free), unasked.
-      if (!request) return { results: [], parse_quality: 'empty' }
-      const fetched = await fetch(request.url, request.headers)
-      return dropLeading(parseBraveSearch(fetched.body), request.skip)
-    },
-  },
+    // Past result 200 Brave has nothing to show and flags whoever asks: answered empty (free), unasked.
+    request: (req) => buildBraveRequest(req) ?? null,
+    read: (body, _req, request) => dropLeading(parseBraveSearch(body), request.skip),
+  } satisfies FetchRoute<BraveRequest>,
   verticals: {},
   detectBlock: (r) => detectBraveBlock(r),
 }
 
-function braveApiProvider(key: string): Provider {
+function braveApiProvider(key: string): Provider<'brave'> {
   return {
     name: 'brave',
     capabilities: { verticals: ['search', 'news', 'images', 'videos'], params: PARAMS, siteOperator: true },
     search: {
-      async run(req, fetch) {
+      request: (req) => {
         const request = buildBraveApiRequest('web', webParams(req), key)
-        if (!request) return { results: [], parse_quality: 'empty' }
-        const fetched = await fetch(request.url, request.headers, detectBraveApiBlock)
-        return dropLeading(parseBraveApiWeb(fetched.body), request.skip)
+        return request ? { ...request, detectBlock: detectBraveApiBlock } : null
       },
-    },
+      read: (body, _req, request) => dropLeading(parseBraveApiWeb(body), request.skip),
+    } satisfies FetchRoute<BraveApiRequest>,
     verticals: {
       news: apiVertical('news', key, parseBraveApiNews),
       images: apiVertical('images', key, parseBraveApiImages),

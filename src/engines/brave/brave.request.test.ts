@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
-import type { EngineFetch } from '../engine.ts'
 import type { SearchRequest } from '../engine.types.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { braveProvider } from './brave.provider.ts'
 import { BRAVE_MAX_OFFSET, type BraveRequest, buildBraveRequest, uiLang } from './brave.request.ts'
 
@@ -94,7 +95,7 @@ describe('braveProvider without a key: the result page', () => {
       calls.push(args)
       return { status: 200, url: args[0], body: `<div id="results">${snippets.join('')}</div>` }
     }
-    const page = await provider.search.run({ ...base, page: 2 }, fetch)
+    const page = await searchRoute(provider.search, { ...base, page: 2 }, fetch)
     expect(calls).toHaveLength(1)
     expect(calls[0]?.[0]).toBe('https://search.brave.com/search?q=h%26m%20home&source=web')
     expect(calls[0]?.[3]).toBeUndefined()
@@ -107,8 +108,8 @@ describe('braveProvider without a key: the result page', () => {
       calls.push(url)
       return { status: 200, url, body: '' }
     }
-    expect(await provider.search.run({ ...base, num: 100, page: 3 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
-    expect(await provider.search.run({ ...base, num: 50, page: 10 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(await searchRoute(provider.search, { ...base, num: 100, page: 3 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
+    expect(await searchRoute(provider.search, { ...base, num: 50, page: 10 }, fetch)).toEqual({ results: [], parse_quality: 'empty' })
     expect(calls).toEqual([])
   })
 })

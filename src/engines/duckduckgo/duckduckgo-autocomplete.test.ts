@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { detectDuckDuckGoAutocompleteBlock } from './duckduckgo.block.ts'
 import { buildDuckDuckGoAutocompleteRequest, duckDuckGoAutocomplete, parseDuckDuckGoAutocomplete } from './duckduckgo-autocomplete.ts'
 

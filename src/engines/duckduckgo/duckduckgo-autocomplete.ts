@@ -3,9 +3,10 @@
  * `[{"phrase":"…"},…]`. With `type=list` the same endpoint answers the OpenSearch shape
  * `["q",["s1",…]]` (what browsers ask for); both are read.
  */
-import type { EngineVertical } from '../engine.ts'
+
 import type { AutocompleteSuggestion, VerticalPage, VerticalRequest } from '../engine.types.ts'
 import { confirmEmpty } from '../parse/quality.ts'
+import type { EngineVertical } from '../provider.types.ts'
 import { detectDuckDuckGoAutocompleteBlock } from './duckduckgo.block.ts'
 import { acceptLanguage, DDG_USER_AGENT, regionOf } from './duckduckgo.request.ts'
 

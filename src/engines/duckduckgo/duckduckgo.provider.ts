@@ -1,4 +1,4 @@
-import type { Provider } from '../engine.ts'
+import type { Provider } from '../provider.types.ts'
 import { detectDuckDuckGoBlock } from './duckduckgo.block.ts'
 import { duckDuckGoDjsRoute, duckDuckGoHtmlRoute, duckDuckGoLiteRoute } from './duckduckgo.search.ts'
 import { duckDuckGoAutocomplete } from './duckduckgo-autocomplete.ts'
@@ -10,7 +10,7 @@ import { duckDuckGoAutocomplete } from './duckduckgo-autocomplete.ts'
  * (hour is sent as the past day, the narrowest DuckDuckGo has), `safe` to `kp`; the country and
  * language pick the `kl` region. Every route takes page, time and safe.
  */
-export const duckduckgoProvider: Provider = {
+export const duckduckgoProvider: Provider<'duckduckgo'> = {
   name: 'duckduckgo',
   capabilities: {
     verticals: ['search', 'autocomplete'],

@@ -1,5 +1,5 @@
 /**
- * DuckDuckGo web search, three routes tried in this order inside one request (provider.engine.ts
+ * DuckDuckGo web search, three routes tried in this order inside one request (provider.routes.ts
  * walks them: a route refused or read as unreadable is cooled down and the next one asked):
  * `html` (html.duckduckgo.com/html/), `lite` (lite.duckduckgo.com/lite/), `djs` (the JS app's
  * shell and its d.js results script).
@@ -12,9 +12,10 @@
  * window lies further on, and following "Next" until the window is full. Each page's results are
  * placed by the offset it was asked for, so pages of different sizes line up.
  */
-import type { EngineFetch, EngineWebSearch } from '../engine.ts'
+
 import type { OrganicResult, ParsedSearchPage, ParseQuality, SearchRequest } from '../engine.types.ts'
 import { confirmEmpty } from '../parse/quality.ts'
+import type { EngineFetch, RunRoute } from '../provider.types.ts'
 import { detectDuckDuckGoBlock, detectDuckDuckGoDjsBlock } from './duckduckgo.block.ts'
 import { offsetOf, parseDjs, preloadLinkOf } from './duckduckgo.djs.ts'
 import { type DuckDuckGoPage, parseDuckDuckGoPage } from './duckduckgo.parse.ts'
@@ -98,13 +99,13 @@ export function clearDuckDuckGoTokens(): void {
 }
 
 /** Route `html`: the form POST to html.duckduckgo.com/html/. */
-export const duckDuckGoHtmlRoute: EngineWebSearch = {
+export const duckDuckGoHtmlRoute: RunRoute = {
   route: 'html',
   run: (req, fetch) => searchEndpoint(req, fetch, 'html'),
 }
 
 /** Route `lite`: the same form posted to lite.duckduckgo.com/lite/ (another layout, read by the same parser). */
-export const duckDuckGoLiteRoute: EngineWebSearch = {
+export const duckDuckGoLiteRoute: RunRoute = {
   route: 'lite',
   run: (req, fetch) => searchEndpoint(req, fetch, 'lite'),
 }
@@ -117,7 +118,7 @@ export const duckDuckGoLiteRoute: EngineWebSearch = {
  * placing each page's results at its own `s`, and links already seen for the query are kept an
  * hour so a later page starts from the nearest one).
  */
-export const duckDuckGoDjsRoute: EngineWebSearch = {
+export const duckDuckGoDjsRoute: RunRoute = {
   route: 'djs',
   run: searchDjs,
 }

@@ -1,5 +1,5 @@
 /**
- * Google web search's routes, in the order the engine layer tries them (provider.engine.ts):
+ * Google web search's routes, in the order the engine layer tries them (provider.routes.ts):
  *
  * - `wml`: the feature-phone page `/wml/search` (google-wml.url.ts, google-wml.parse.ts), which
  *   a client running no JavaScript still gets results on;
@@ -7,53 +7,42 @@
  *   a client with the JavaScript page, but takes every parameter (`device`, `ads`);
  * - `browser`: the same page drawn by the guarded browser, when this server has one.
  *
- * Every route makes its depth from pages of 10 (google-search.pages.ts).
+ * Every route makes its depth from pages of 10 (search-pages.ts).
  */
-import type { EngineWebSearch } from '../engine.ts'
-import type { ParsedSearchPage } from '../engine.types.ts'
+import type { ParsedSearchPage, SearchRequest } from '../engine.types.ts'
+import type { FetchRoute } from '../provider.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectGoogleBlockInHtml } from './google-block.detect.ts'
-import { searchByPages } from './google-search.pages.ts'
 import { type GoogleLayout, readGoogleSearch } from './google-search.parse.ts'
 import { buildGoogleSearchRequest } from './google-search.url.ts'
 import { readGoogleWml } from './google-wml.parse.ts'
 import { buildGoogleWmlRequest } from './google-wml.url.ts'
+
+/** Results on one Google page: Google has ignored `num` since September 2025 (search-pages.ts). */
+const GOOGLE_PAGE_SIZE = 10
 
 /**
  * The feature-phone page. It has no mobile or desktop layout to choose (`device`) and no ads
  * (`ads`): requests setting those pass it over for `web`. Place (`location`, `uule`, `ll`) is
  * sent as `uule`, as on `web`.
  */
-export const googleWmlRoute: EngineWebSearch = {
+export const googleWmlRoute: FetchRoute = {
   route: 'wml',
   params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'autocorrect', 'include_domains'],
-  run: (req, fetch) =>
-    searchByPages(req, {
-      fetch: (start) => {
-        const { url, headers } = buildGoogleWmlRequest(req, start)
-        return fetch(url, headers).then((r) => r.body)
-      },
-      read: (body) => {
-        const { page, layout } = readGoogleWml(body)
-        return resultPage(page, layout, body)
-      },
-    }),
+  pageSize: GOOGLE_PAGE_SIZE,
+  request: buildGoogleWmlRequest,
+  read: (body) => {
+    const { page, layout } = readGoogleWml(body)
+    return resultPage(page, layout, body)
+  },
 }
 
 /** The plain result page, every parameter. */
-export const googleWebRoute: EngineWebSearch = {
+export const googleWebRoute: FetchRoute = {
   route: 'web',
-  run: (req, fetch) =>
-    searchByPages(req, {
-      fetch: (start) => {
-        const { url, headers } = buildGoogleSearchRequest(req, start)
-        return fetch(url, headers).then((r) => r.body)
-      },
-      read: (body) => {
-        const { page, layout } = readGoogleSearch(body, { includeAds: req.ads === true })
-        return resultPage(page, layout, body)
-      },
-    }),
+  pageSize: GOOGLE_PAGE_SIZE,
+  request: buildGoogleSearchRequest,
+  read: readSearchPage,
 }
 
 /**
@@ -61,23 +50,20 @@ export const googleWebRoute: EngineWebSearch = {
  * results), read by the same parsers as `web`. Tried last: a page costs a browser tab for seconds.
  * Desktop only (the kept context per engine host has one viewport and User-Agent).
  */
-export function googleBrowserRoute(browserRefusal: ((url: string) => string | null) | undefined): EngineWebSearch {
+export function googleBrowserRoute(browserRefusal: ((url: string) => string | null) | undefined): FetchRoute {
   return {
     route: 'browser',
     params: ['page', 'location', 'uule', 'll', 'time', 'tbs', 'safe', 'autocorrect', 'ads', 'include_domains'],
     unavailable: () => (browserRefusal ? browserRefusal('https://www.google.com/search') : 'no browser on this server (TRAWL_BROWSER)'),
-    run: (req, fetch) =>
-      searchByPages(req, {
-        fetch: (start) => {
-          const { url, headers } = buildGoogleSearchRequest(req, start)
-          return fetch(url, headers, undefined, undefined, { render: true }).then((r) => r.body)
-        },
-        read: (body) => {
-          const { page, layout } = readGoogleSearch(body, { includeAds: req.ads === true })
-          return resultPage(page, layout, body)
-        },
-      }),
+    pageSize: GOOGLE_PAGE_SIZE,
+    request: (req, start) => ({ ...buildGoogleSearchRequest(req, start), render: true }),
+    read: readSearchPage,
   }
+}
+
+function readSearchPage(body: string, req: SearchRequest): ParsedSearchPage {
+  const { page, layout } = readGoogleSearch(body, { includeAds: req.ads === true })
+  return resultPage(page, layout, body)
 }
 
 /**

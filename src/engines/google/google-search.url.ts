@@ -34,7 +34,7 @@ const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
 /**
  * The Google URL and headers for one page of `req`: the page of 10 results starting at `start`
  * (default: the request's own offset). Google has ignored `num` since September 2025 and answers
- * 10 results a page, so `num` is never sent: depth is made of several pages (google-search.pages.ts).
+ * 10 results a page, so `num` is never sent: depth is made of several pages (search-pages.ts).
  *
  * No `lr`: a language restriction empties valid searches (serpapi/public-roadmap#3579 on this
  * page, searxng/searxng#6684 on `/wml/search`); the language goes as `hl`, which ranks without
@@ -45,7 +45,7 @@ const LR_WITH_REGION = new Set(['zh-cn', 'zh-tw'])
  */
 export function buildGoogleSearchRequest(req: SearchRequest, start = req.offset ?? (req.page - 1) * req.num): GoogleRequest {
   const params: [string, string][] = []
-  // include_domains / exclude_domains arrive as `site:` operators in q (provider.engine.ts).
+  // include_domains / exclude_domains arrive as `site:` operators in q (provider.routes.ts).
   params.push(['q', req.q])
   params.push(['hl', req.language])
   params.push(['gl', req.country])

@@ -1,4 +1,4 @@
-import type { Provider } from '../engine.ts'
+import type { Provider } from '../provider.types.ts'
 import { googleAutocomplete } from './autocomplete/google-autocomplete.ts'
 import { detectGoogleBlock } from './google-block.detect.ts'
 import { googleBrowserRoute, googleWebRoute, googleWmlRoute } from './google-search.routes.ts'
@@ -17,7 +17,7 @@ import { googleVideos } from './videos/google-videos.ts'
  * The primary engine: Google web search and every vertical. `reviewsTokenSecret` signs reviews
  * page tokens (shared by all processes); `browserRefusal` says why the `browser` route cannot be used here.
  */
-export function googleProvider(opts: { reviewsTokenSecret: string; browserRefusal?: (url: string) => string | null }): Provider {
+export function googleProvider(opts: { reviewsTokenSecret: string; browserRefusal?: (url: string) => string | null }): Provider<'google'> {
   return {
     name: 'google',
     capabilities: {

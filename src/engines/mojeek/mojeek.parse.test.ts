@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import { listFixtures, readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { detectMojeekBlock } from './mojeek.block.ts'
 import { parseMojeekSearch } from './mojeek.parse.ts'
 import { mojeekProvider } from './mojeek.provider.ts'
@@ -108,7 +109,7 @@ describe('mojeekProvider', () => {
       urls.push(url)
       return { status: 200, url, body: PAGE }
     }
-    const page = await mojeekProvider.search.run(base, fetch)
+    const page = await searchRoute(mojeekProvider.search, base, fetch)
     expect(urls).toEqual(['https://www.mojeek.com/search?q=javascript%20tutorial&safe=0'])
     expect(page.results[0]?.link).toBe('https://javascript.info/')
     expect(mojeekProvider.detectBlock({ status: 403, url: urls[0] ?? '', body: '' })).not.toBeNull()

@@ -1,11 +1,11 @@
-import type { Provider } from '../engine.ts'
 import { mojeekAltchaGate } from '../gates/altcha.gate.ts'
+import type { Provider } from '../provider.types.ts'
 import { detectMojeekBlock } from './mojeek.block.ts'
 import { parseMojeekSearch } from './mojeek.parse.ts'
 import { buildMojeekSearchRequest } from './mojeek.request.ts'
 
 /** Mojeek: web search from its own index. Its query language has `site:`. */
-export const mojeekProvider: Provider = {
+export const mojeekProvider: Provider<'mojeek'> = {
   name: 'mojeek',
   capabilities: {
     verticals: ['search'],
@@ -13,11 +13,8 @@ export const mojeekProvider: Provider = {
     siteOperator: true,
   },
   search: {
-    async run(req, fetch) {
-      const { url, headers } = buildMojeekSearchRequest(req)
-      const page = await fetch(url, headers)
-      return parseMojeekSearch(page.body)
-    },
+    request: (req) => buildMojeekSearchRequest(req),
+    read: (body) => parseMojeekSearch(body),
   },
   verticals: {},
   detectBlock: (r) => detectMojeekBlock(r),

@@ -1,7 +1,7 @@
-import type { EngineFetch, EngineVertical, Provider } from '../engine.ts'
 import type { ParsedSearchPage, ParseQuality, VerticalPage, VerticalRequest } from '../engine.types.ts'
 import { confirmEmpty } from '../parse/quality.ts'
 import type { Json } from '../parse/text.ts'
+import type { EngineFetch, EngineVertical, Provider } from '../provider.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSearxngBlock, explainSearxngFailure } from './searxng.block.ts'
 import { parseSearxngImages, parseSearxngNews, parseSearxngVideos, parseSearxngWeb, readSearxngJson, unresponsiveEngines } from './searxng.parse.ts'
@@ -23,7 +23,7 @@ import {
  * query goes to SearXNG as written, so `site:` reaches the engines that read it, and domain
  * filters are enforced on the results in any case.
  */
-export function searxngProvider(url: string): Provider {
+export function searxngProvider(url: string): Provider<'searxng'> {
   const instance = searxngInstance(url)
   return {
     name: 'searxng',

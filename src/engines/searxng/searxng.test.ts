@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest, verticalRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSearxngBlock, explainSearxngFailure } from './searxng.block.ts'
 import { searxngAnswer } from './searxng.fixture.ts'
@@ -292,7 +293,7 @@ describe('searxngProvider', () => {
       },
       seen,
     )
-    const page = (await provider.search.run(searchRequest({ engine: 'searxng', num: 30 }), fetch)) as ParsedSearchPage
+    const page = (await searchRoute(provider.search, searchRequest({ engine: 'searxng', num: 30 }), fetch)) as ParsedSearchPage
     expect(seen.map((u) => new URL(u).searchParams.get('pageno'))).toEqual(['1', '2'])
     expect(page.results.map((r) => r.title)).toEqual(Array.from({ length: 30 }, (_, i) => `Result ${i + 1}`))
     expect(page.results.map((r) => r.position)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
@@ -309,20 +310,20 @@ describe('searxngProvider', () => {
         ],
       }),
     })
-    const err = await provider.search.run(searchRequest({ engine: 'searxng' }), blocked).catch((e: unknown) => e)
+    const err = await searchRoute(provider.search, searchRequest({ engine: 'searxng' }), blocked).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(UpstreamError)
     expect((err as UpstreamError).code).toBe('upstream_blocked')
     expect((err as Error).message).toBe("no results: the SearXNG instance's engines failed: google (CAPTCHA), bing (timeout)")
     const failed = answering({ '1': searxngAnswer({ results: [], unresponsive_engines: [['bing', 'timeout']] }) })
-    expect(((await provider.search.run(searchRequest(), failed).catch((e: unknown) => e)) as UpstreamError).code).toBe('upstream_error')
+    expect(((await searchRoute(provider.search, searchRequest(), failed).catch((e: unknown) => e)) as UpstreamError).code).toBe('upstream_error')
     // Truly nothing found: an empty page, which health counts as a clean answer.
-    const empty = await provider.search.run(searchRequest(), answering({ '1': searxngAnswer({ results: [], unresponsive_engines: [] }) }))
+    const empty = await searchRoute(provider.search, searchRequest(), answering({ '1': searxngAnswer({ results: [], unresponsive_engines: [] }) }))
     expect(empty).toMatchObject({ results: [], parse_quality: 'empty', saysNoResults: true })
   })
 
   it('an answer that is not SearXNG JSON is an error naming the setting', async () => {
     const html: EngineFetch = async (url) => ({ status: 200, url, body: '<!DOCTYPE html><title>SearXNG</title>' })
-    const err = (await provider.search.run(searchRequest(), html).catch((e: unknown) => e)) as Error
+    const err = (await searchRoute(provider.search, searchRequest(), html).catch((e: unknown) => e)) as Error
     expect(err.message).toMatch(/did not answer JSON.*TRAWL_SEARXNG_URL/)
   })
 

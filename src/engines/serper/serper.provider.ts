@@ -1,6 +1,6 @@
-import type { EngineFetch, EngineVertical, Provider } from '../engine.ts'
 import type { ParsedSearchPage, VerticalPage, VerticalRequest } from '../engine.types.ts'
 import type { Json } from '../parse/text.ts'
+import type { EngineFetch, EngineVertical, FetchRoute, Provider } from '../provider.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSerperBlock, explainSerperFailure } from './serper.block.ts'
 import {
@@ -15,7 +15,7 @@ import {
   readSerperJson,
   serperMessage,
 } from './serper.parse.ts'
-import { buildSerperRequest, type SerperEndpoint, type SerperParams, verticalParams, webParams } from './serper.request.ts'
+import { buildSerperRequest, type SerperEndpoint, type SerperParams, type SerperRequest, verticalParams, webParams } from './serper.request.ts'
 
 /**
  * Serper (serper.dev): Google's results as JSON through the operator's key (TRAWL_SERPER_API_KEY).
@@ -24,7 +24,7 @@ import { buildSerperRequest, type SerperEndpoint, type SerperParams, verticalPar
  * (registry.ts). Parameters are Google's: location, time (as `tbs=qdr:…`), tbs, autocorrect,
  * and `site:` in the query for domain filters.
  */
-export function serperProvider(apiKey: string): Provider {
+export function serperProvider(apiKey: string): Provider<'serper'> {
   const key = apiKey.trim()
   return {
     name: 'serper',
@@ -35,11 +35,10 @@ export function serperProvider(apiKey: string): Provider {
     },
     search: {
       route: 'api',
-      async run(req, fetch) {
-        const { json, skip, take } = await ask('search', webParams(req), key, fetch)
-        return windowOf(parseSerperSearch(json), skip, take)
-      },
-    },
+      request: (req) => ({ ...buildSerperRequest('search', webParams(req), key), detectBlock: detectSerperBlock }),
+      explain: explainSerperFailure,
+      read: (body, _req, request) => windowOf(parseSerperSearch(serperJson(body)), request.skip, request.take),
+    } satisfies FetchRoute<SerperRequest>,
     verticals: {
       news: vertical('news', true, key, parseSerperNews),
       images: vertical('images', true, key, parseSerperImages),
@@ -62,6 +61,11 @@ async function ask(endpoint: SerperEndpoint, p: SerperParams, key: string, fetch
   } catch (err) {
     throw explainSerperFailure(err)
   }
+  return { json: serperJson(body), skip: request.skip, ...(request.take !== undefined ? { take: request.take } : {}) }
+}
+
+/** A Serper answer's JSON; a body that is not JSON, or is Serper's own error, is a failure that says so. */
+function serperJson(body: string): Json {
   const json = readSerperJson(body)
   if (!json) throw new UpstreamError('upstream_error', 'Serper did not answer JSON', [])
   const message = serperMessage(json)
@@ -69,7 +73,7 @@ async function ask(endpoint: SerperEndpoint, p: SerperParams, key: string, fetch
   if (message && !['organic', 'images', 'news', 'videos', 'places', 'shopping', 'suggestions'].some((k) => Array.isArray(json[k]))) {
     throw new UpstreamError('upstream_error', `Serper answered: ${message.slice(0, 200)}`, [])
   }
-  return { json, skip: request.skip, ...(request.take !== undefined ? { take: request.take } : {}) }
+  return json
 }
 
 function vertical<T extends { position: number } | { value: string }>(

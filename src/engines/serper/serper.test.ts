@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { searchRequest, verticalRequest } from '../../../test/support/engine-requests.ts'
-import type { EngineFetch } from '../engine.ts'
 import type { ParsedSearchPage, SearchRequest, VerticalRequest } from '../engine.types.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { UpstreamError } from '../upstream/upstream-error.ts'
 import { detectSerperBlock, explainSerperFailure } from './serper.block.ts'
 import { SERPER_ANSWERS } from './serper.fixture.ts'
@@ -220,7 +221,7 @@ describe('serperProvider', () => {
 
   it('answers web search and every vertical from its endpoint', async () => {
     const seen: string[] = []
-    const page = (await provider.search.run(searchRequest({ engine: 'serper', q: 'apple inc' }), answering(seen))) as ParsedSearchPage
+    const page = (await searchRoute(provider.search, searchRequest({ engine: 'serper', q: 'apple inc' }), answering(seen))) as ParsedSearchPage
     expect(page.results.map((r) => r.title)).toEqual(['Apple', 'Apple Inc. - Wikipedia'])
     for (const endpoint of ['news', 'images', 'videos', 'places', 'shopping', 'scholar', 'autocomplete'] as const) {
       const vertical = provider.verticals[endpoint]
@@ -247,13 +248,13 @@ describe('serperProvider', () => {
         { engine: 'serper', host: 'google.serper.dev', pool: null, status: 403, outcome: 'error', ms: 1 },
       ])
     }
-    const err = (await provider.search.run(searchRequest(), refused).catch((e: unknown) => e)) as UpstreamError
+    const err = (await searchRoute(provider.search, searchRequest(), refused).catch((e: unknown) => e)) as UpstreamError
     expect(err.message).toBe('Serper refused the API key; check TRAWL_SERPER_API_KEY')
   })
 
   it("Serper's own error body on a 200 is an error, not an empty page", async () => {
     const message: EngineFetch = async (url) => ({ status: 200, url, body: '{"message":"Query is required","statusCode":400}' })
-    const err = (await provider.search.run(searchRequest(), message).catch((e: unknown) => e)) as Error
+    const err = (await searchRoute(provider.search, searchRequest(), message).catch((e: unknown) => e)) as Error
     expect(err.message).toBe('Serper answered: Query is required')
   })
 })

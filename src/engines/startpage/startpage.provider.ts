@@ -1,13 +1,13 @@
-import type { Provider } from '../engine.ts'
 import type { ParsedSearchPage } from '../engine.types.ts'
 import { anubisGate } from '../gates/anubis.gate.ts'
+import type { Provider } from '../provider.types.ts'
 import { detectStartpageBlock } from './startpage.block.ts'
 import { parseStartpage } from './startpage.parse.ts'
 import { buildStartpageRequest } from './startpage.request.ts'
 import { forgetStartpageSc, startpageSc } from './startpage.sc.ts'
 
 /** Startpage (Google's index through Startpage): web search by form POST with its `sc` code. */
-export const startpageProvider: Provider = {
+export const startpageProvider: Provider<'startpage'> = {
   name: 'startpage',
   capabilities: { verticals: ['search'], params: ['page', 'time', 'safe'], siteOperator: true },
   search: {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
-import type { EngineFetch } from '../engine.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { startpageProvider } from './startpage.provider.ts'
 import { buildStartpageRequest, readScCode, startpageLanguage, startpageRegion } from './startpage.request.ts'
 import { forgetStartpageSc, SC_TTL_MS, startpageSc } from './startpage.sc.ts'
@@ -151,13 +152,13 @@ describe('startpageProvider', () => {
       calls.push(args)
       return { status: 200, url: args[0], body: args[3] ? RESULTS : HOME }
     }
-    const page = await startpageProvider.search.run({ ...base, page: 1 }, fetch)
+    const page = await searchRoute(startpageProvider.search, { ...base, page: 1 }, fetch)
     expect(calls.map((c) => c[0])).toEqual(['https://www.startpage.com/', 'https://www.startpage.com/sp/search'])
     expect(calls[1]?.[3]).toMatchObject({ query: 'javascript tutorial', sc: 'Xy12ab34cd00', cat: 'web', qsr: 'all', qadf: 'none' })
     expect(calls[1]?.[3]).not.toHaveProperty('abp')
     expect(page.results).toHaveLength(10)
     // The code is reused by the next search.
-    await startpageProvider.search.run(base, fetch)
+    await searchRoute(startpageProvider.search, base, fetch)
     expect(calls.map((c) => c[0])).toHaveLength(3)
   })
 
@@ -169,9 +170,9 @@ describe('startpageProvider', () => {
       if (form && refuse) throw Object.assign(new Error('blocked'), { code: 'upstream_blocked' })
       return { status: 200, url, body: form ? RESULTS : HOME }
     }
-    await expect(startpageProvider.search.run(base, fetch)).rejects.toThrow('blocked')
+    await expect(searchRoute(startpageProvider.search, base, fetch)).rejects.toThrow('blocked')
     refuse = false
-    await startpageProvider.search.run(base, fetch)
+    await searchRoute(startpageProvider.search, base, fetch)
     expect(urls).toEqual([
       'https://www.startpage.com/',
       'https://www.startpage.com/sp/search',

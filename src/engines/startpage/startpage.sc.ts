@@ -4,7 +4,7 @@
  * double the traffic). Concurrent searches share one home page fetch.
  */
 import { ApiError } from '../../errors.ts'
-import type { EngineFetch } from '../engine.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { detectStartpageBlock } from './startpage.block.ts'
 import { readScCode, startpageHomeRequest } from './startpage.request.ts'
 

@@ -2,9 +2,10 @@
  * Wikipedia autocomplete from `action=opensearch`: `[query, [titles], [descriptions], [urls]]`,
  * the article titles matching the typed prefix.
  */
-import type { EngineVertical } from '../engine.ts'
+
 import type { AutocompleteSuggestion, VerticalPage } from '../engine.types.ts'
 import { confirmEmpty } from '../parse/quality.ts'
+import type { EngineVertical } from '../provider.types.ts'
 import { detectWikipediaBlock } from './wikipedia.block.ts'
 import { buildWikipediaAutocompleteRequest } from './wikipedia.request.ts'
 import { clean } from './wikipedia.util.ts'

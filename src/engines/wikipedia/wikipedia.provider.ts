@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors.ts'
-import type { Provider } from '../engine.ts'
+import type { EngineRequest, FetchRoute, Provider } from '../provider.types.ts'
 import { detectWikipediaBlock } from './wikipedia.block.ts'
 import { apiErrorOf, parseWikipediaSearch } from './wikipedia.parse.ts'
 import { buildWikipediaRequest } from './wikipedia.request.ts'
@@ -10,7 +10,7 @@ import { wikipediaAutocomplete } from './wikipedia-autocomplete.ts'
  * title autocomplete. The API has no time or safe-search filter and no `site:` operator (every
  * result is on the one wiki), so no optional parameter is taken.
  */
-export const wikipediaProvider: Provider = {
+export const wikipediaProvider: Provider<'wikipedia'> = {
   name: 'wikipedia',
   capabilities: {
     verticals: ['search', 'autocomplete'],
@@ -18,15 +18,14 @@ export const wikipediaProvider: Provider = {
     siteOperator: false,
   },
   search: {
-    async run(req, fetch) {
-      const { url, headers, lang } = buildWikipediaRequest(req)
-      const { body } = await fetch(url, headers, detectWikipediaBlock)
+    request: (req) => ({ ...buildWikipediaRequest(req), detectBlock: detectWikipediaBlock }),
+    read(body, _req, { lang }) {
       // Any other API error is a request the API refused, not a page without results.
       const error = apiErrorOf(body)
       if (error) throw new ApiError('upstream_error', `Wikipedia API error ${error.code}${error.info ? `: ${error.info}` : ''}`)
       return parseWikipediaSearch(body, { lang })
     },
-  },
+  } satisfies FetchRoute<EngineRequest & { lang: string }>,
   verticals: { autocomplete: wikipediaAutocomplete },
   detectBlock: detectWikipediaBlock,
 }

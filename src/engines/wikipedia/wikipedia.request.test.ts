@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { searchRequest } from '../../../test/support/engine-requests.ts'
 import { readFixture } from '../../../test/support/fixtures.ts'
 import { ApiError } from '../../errors.ts'
-import type { EngineFetch } from '../engine.ts'
 import type { SearchRequest } from '../engine.types.ts'
+import { searchRoute } from '../provider.routes.ts'
+import type { EngineFetch } from '../provider.types.ts'
 import { wikipediaProvider } from './wikipedia.provider.ts'
 import { buildWikipediaAutocompleteRequest, buildWikipediaRequest, WIKIMEDIA_USER_AGENT, wikiLanguage } from './wikipedia.request.ts'
 import { parseWikipediaAutocomplete, wikipediaAutocomplete } from './wikipedia-autocomplete.ts'
@@ -90,7 +91,7 @@ describe('wikipediaProvider', () => {
       expect(detect?.({ status: 200, url, body: '{"error":{"code":"ratelimited"}}' })).not.toBeNull()
       return { status: 200, url, body }
     }
-    const page = await wikipediaProvider.search.run(req({ language: 'pt-BR' }), fetch)
+    const page = await searchRoute(wikipediaProvider.search, req({ language: 'pt-BR' }), fetch)
     expect(seen).toHaveLength(1)
     expect(page.results[0]).toMatchObject({ title: 'Oxigênio', link: 'https://pt.wikipedia.org/wiki/Oxig%C3%AAnio', date: '2026-01-01T00:00:00Z' })
     expect(page.total_results).toBe(1)
@@ -98,7 +99,7 @@ describe('wikipediaProvider', () => {
 
   it('an API error that is not a block is an upstream error, not an empty page', async () => {
     const fetch: EngineFetch = async (url) => ({ status: 200, url, body: '{"error":{"code":"badvalue","info":"Unrecognized value"}}' })
-    const err = await wikipediaProvider.search.run(base, fetch).catch((e) => e)
+    const err = await searchRoute(wikipediaProvider.search, base, fetch).catch((e) => e)
     expect(err).toBeInstanceOf(ApiError)
     expect(err).toMatchObject({ code: 'upstream_error', message: 'Wikipedia API error badvalue: Unrecognized value' })
   })

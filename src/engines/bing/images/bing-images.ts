@@ -1,5 +1,5 @@
-import type { EngineVertical } from '../../engine.ts'
 import type { ImageResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectBingBlock } from '../bing.block.ts'
 import { parseBingImages } from './bing-images.parse.ts'
 import { buildBingImagesRequest } from './bing-images.request.ts'

@@ -1,5 +1,5 @@
-import type { EngineVertical } from '../../engine.ts'
 import type { NewsResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectBingNewsBlock } from './bing-news.block.ts'
 import { parseBingNews } from './bing-news.parse.ts'
 import { buildBingNewsRequest } from './bing-news.request.ts'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { EngineFetch } from '../../engine.ts'
+import type { EngineFetch } from '../../provider.types.ts'
 import type { BlockDetector } from '../../upstream/upstream.types.ts'
 import { googleAutocomplete } from './google-autocomplete.ts'
 

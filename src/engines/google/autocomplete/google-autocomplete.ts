@@ -1,7 +1,7 @@
 /** The /v1/autocomplete vertical on Google's suggest endpoint. */
 
-import type { EngineVertical } from '../../engine.ts'
 import type { AutocompleteSuggestion } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectAutocompleteBlock } from './google-autocomplete.block.ts'
 import { parseGoogleAutocomplete } from './google-autocomplete.parse.ts'
 import { buildGoogleAutocompleteRequest } from './google-autocomplete.request.ts'

@@ -1,6 +1,6 @@
-import type { EngineVertical } from '../../engine.ts'
 import type { ImageResult, VerticalRequest } from '../../engine.types.ts'
 import { qualityOf } from '../../parse/quality.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectGoogleBlock } from '../google-block.detect.ts'
 import { pageOf, pageOffset } from '../google-vertical.util.ts'
 import { parseImageGrid } from './google-images.parse.ts'

@@ -1,7 +1,7 @@
 /** Google Lens: the image URL handed to lens.google.com/uploadbyurl, the results page it leads to parsed. */
 
-import type { EngineVertical } from '../../engine.ts'
 import type { LensResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectGoogleLensBlock } from './google-lens.block.ts'
 import { parseGoogleLens } from './google-lens.parse.ts'
 import { buildGoogleLensRequest } from './google-lens.request.ts'

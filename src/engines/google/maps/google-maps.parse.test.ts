@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fixture } from '../../../../test/support/fake-upstream.ts'
-import type { EngineFetch } from '../../engine.ts'
+import type { EngineFetch } from '../../provider.types.ts'
 import { detectMapsJsonBlock, detectMapsPageBlock } from './google-maps.block.ts'
 import { parseGoogleMaps } from './google-maps.parse.ts'
 import { googleMaps } from './google-maps.ts'

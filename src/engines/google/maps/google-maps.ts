@@ -1,7 +1,7 @@
 /** /v1/maps on Google: one tbm=map search request, parsed from positional JSON. */
 
-import type { EngineVertical } from '../../engine.ts'
 import type { MapsPlace } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectMapsJsonBlock } from './google-maps.block.ts'
 import { parseGoogleMaps } from './google-maps.parse.ts'
 import { buildGoogleMapsRequest } from './google-maps.request.ts'

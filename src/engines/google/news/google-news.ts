@@ -1,5 +1,5 @@
-import type { EngineVertical } from '../../engine.ts'
 import type { NewsResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectGoogleNewsBlock } from './google-news.block.ts'
 import { parseGoogleNews } from './google-news.parse.ts'
 import { buildGoogleNewsRequest } from './google-news.request.ts'

@@ -1,7 +1,7 @@
 /** The /v1/patents vertical on Google Patents (patents.google.com JSON search endpoint). */
 
-import type { EngineVertical } from '../../engine.ts'
 import type { PatentResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectPatentsBlock } from './google-patents.block.ts'
 import { parseGooglePatents } from './google-patents.parse.ts'
 import { buildGooglePatentsRequest } from './google-patents.request.ts'

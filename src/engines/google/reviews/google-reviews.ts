@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../../errors.ts'
-import type { EngineFetch, EngineVertical } from '../../engine.ts'
 import type { ParseQuality, Review, VerticalRequest } from '../../engine.types.ts'
+import type { EngineFetch, EngineVertical } from '../../provider.types.ts'
 import { detectMapsJsonBlock, detectMapsPageBlock } from '../maps/google-maps.block.ts'
 import { parseGoogleReviews } from './google-reviews.parse.ts'
 import { buildGoogleReviewsRequest, REVIEWS_UPSTREAM_PAGE } from './google-reviews.request.ts'

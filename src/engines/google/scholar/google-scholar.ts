@@ -1,7 +1,7 @@
 /** The /v1/scholar vertical on Google Scholar. */
 
-import type { EngineVertical, VerticalAnswer } from '../../engine.ts'
 import type { ParseQuality, ScholarResult } from '../../engine.types.ts'
+import type { EngineVertical, VerticalAnswer } from '../../provider.types.ts'
 import { detectScholarBlock } from './google-scholar.block.ts'
 import { parseGoogleScholar } from './google-scholar.parse.ts'
 import { buildGoogleScholarRequest, scholarSlices } from './google-scholar.request.ts'

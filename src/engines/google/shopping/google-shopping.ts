@@ -1,7 +1,7 @@
 /** Google Shopping: one `tbm=shop` page fetched through the upstream client and parsed from HTML. */
 
-import type { EngineVertical } from '../../engine.ts'
 import type { ShoppingResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectGoogleShoppingBlock } from './google-shopping.block.ts'
 import { parseGoogleShopping } from './google-shopping.parse.ts'
 import { buildGoogleShoppingRequest } from './google-shopping.request.ts'

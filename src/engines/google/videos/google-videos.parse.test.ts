@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fixture } from '../../../../test/support/fake-upstream.ts'
-import type { EngineFetch } from '../../engine.ts'
 import type { VerticalRequest } from '../../engine.types.ts'
+import type { EngineFetch } from '../../provider.types.ts'
 import { detectGoogleBlock } from '../google-block.detect.ts'
 import { parseGoogleVideos } from './google-videos.parse.ts'
 import { googleVideos } from './google-videos.ts'

@@ -1,5 +1,5 @@
-import type { EngineVertical } from '../../engine.ts'
 import type { VideoResult } from '../../engine.types.ts'
+import type { EngineVertical } from '../../provider.types.ts'
 import { detectGoogleBlock } from '../google-block.detect.ts'
 import { parseGoogleVideos } from './google-videos.parse.ts'
 import { buildGoogleVideosRequest } from './google-videos.request.ts'

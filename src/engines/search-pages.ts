@@ -1,31 +1,25 @@
 /**
- * Depth by pages. Google has ignored `num` since September 2025 and answers 10 results a page, so
- * a request for `num` results from offset `o` (`(page-1)*num`, or the request's own `offset`) is
- * ceil(num/10) pages at `start = o, o+10, o+20, …`, fetched in parallel and merged in order.
+ * Depth by pages, for a route that declares its page size (Google has ignored `num` since
+ * September 2025 and answers 10 results a page): a request for `num` results from offset `o`
+ * (`(page-1)*num`, or the request's own `offset`) is ceil(num/size) pages at `start = o, o+size,
+ * …`, fetched in parallel and merged in order.
  */
-import { mapLimit } from '../../jobs/map-limit.ts'
-import type { ParsedSearchPage, SearchRequest } from '../engine.types.ts'
-import { isUpstreamError } from '../upstream/upstream-error.ts'
-
-/** Results on one Google page. */
-export const PAGE_SIZE = 10
+import { mapLimit } from '../jobs/map-limit.ts'
+import type { ParsedSearchPage, SearchRequest } from './engine.types.ts'
+import { fetchAnswer, readAnswer } from './fetch-route.ts'
+import type { EngineFetch, EngineRequest, FetchRoute } from './provider.types.ts'
+import { isUpstreamError } from './upstream/upstream-error.ts'
 
 /**
- * Pages fetched at once. `num` is at most 100, so a request has at most 10 pages and all of them
- * go out together: one search holds at most 10 upstream connections.
+ * Pages fetched at once. `num` is at most 100, so a request has at most 10 pages of 10 and all of
+ * them go out together: one search holds at most 10 upstream connections.
  */
 export const PARALLEL_PAGES = 10
 
 /** The `start` of each page a request needs, in order. */
-export function pageStarts(req: SearchRequest): number[] {
+export function pageStarts(req: SearchRequest, pageSize: number): number[] {
   const offset = req.offset ?? (req.page - 1) * req.num
-  return Array.from({ length: Math.ceil(req.num / PAGE_SIZE) }, (_, i) => offset + i * PAGE_SIZE)
-}
-
-/** One page of a route: how to fetch it (the body) and how to read a fetched body. */
-export interface PageReader<B> {
-  fetch(start: number): Promise<B>
-  read(body: B): ParsedSearchPage
+  return Array.from({ length: Math.ceil(req.num / pageSize) }, (_, i) => offset + i * pageSize)
 }
 
 /**
@@ -36,16 +30,21 @@ export interface PageReader<B> {
  * page failing fails the whole call; a later page failing (blocked, unreadable) leaves what was
  * read, answered as `partial`.
  */
-export async function searchByPages<B>(req: SearchRequest, pages: PageReader<B>): Promise<ParsedSearchPage> {
-  const fetched = await mapLimit(pageStarts(req), PARALLEL_PAGES, (start) =>
-    pages.fetch(start).then(
-      (body) => ({ body }),
+export async function searchByPages<Q extends EngineRequest>(
+  req: SearchRequest,
+  route: FetchRoute<Q>,
+  pageSize: number,
+  fetch: EngineFetch,
+): Promise<ParsedSearchPage> {
+  const fetched = await mapLimit(pageStarts(req, pageSize), PARALLEL_PAGES, (start) =>
+    fetchAnswer(route, req, start, fetch).then(
+      (answer) => ({ answer }),
       (error: unknown) => ({ error }),
     ),
   )
   const [head, ...tail] = fetched
   if (!head || 'error' in head) throw head?.error
-  const first = pages.read(head.body)
+  const first = readAnswer(route, req, head.answer)
   const results = [...first.results]
   const seen = new Set(results.map((r) => r.link))
   let lost = false
@@ -53,7 +52,7 @@ export async function searchByPages<B>(req: SearchRequest, pages: PageReader<B>)
     let page: ParsedSearchPage
     try {
       if ('error' in later) throw later.error
-      page = pages.read(later.body)
+      page = readAnswer(route, req, later.answer)
     } catch (error) {
       // A bug is a bug on any page; only an upstream failure (block, fetch, unreadable page) is tolerated.
       if (!isUpstreamError(error)) throw error
