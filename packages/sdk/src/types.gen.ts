@@ -758,7 +758,7 @@ export interface components {
       model?: {
         /** @description TRAWL_LLM_MODEL, or null when the endpoint chooses */
         model: string | null;
-        /** @description model calls made (billed only when answered) */
+        /** @description model calls made (billed only when answered and used) */
         calls: number;
         prompt_tokens: number;
         completion_tokens: number;
@@ -1002,7 +1002,41 @@ export interface components {
       request: {
         [key: string]: unknown;
       };
-      results: components["schemas"]["PageResult"][];
+      results: ({
+          /** @description final URL, after redirects */
+          url: string;
+          status_code: number;
+          title: string | null;
+          published_at: string | null;
+          metadata: components["schemas"]["PageMetadata"];
+          cached: boolean;
+          cached_at?: string;
+          /** @description drawn by the headless browser (render) rather than read from the static HTML */
+          rendered: boolean;
+          markdown?: string;
+          text?: string;
+          html?: string;
+          links?: components["schemas"]["ReadLink"][];
+          images?: string[];
+          highlights?: components["schemas"]["Highlight"][];
+          /** @description with schema: an object valid against it */
+          data?: {
+            [key: string]: unknown;
+          };
+          /** @description with schema: per filled top-level field of data, the passages of the page it came from */
+          basis?: {
+            [key: string]: {
+                /** @description the source number the model cited */
+                n: number;
+                url: string;
+                /** @description offset in the page's Markdown (UTF-16 code units) */
+                start: number;
+                end: number;
+                /** @description markdown.slice(start, end) */
+                text: string;
+              }[];
+          };
+        })[];
       failed: ({
           url: string;
           error: {
@@ -1019,6 +1053,15 @@ export interface components {
         failed: number;
         /** @description results drawn by the headless browser */
         rendered: number;
+        /** @description with schema: the model calls made for all pages */
+        model?: {
+          /** @description TRAWL_LLM_MODEL, or null when the endpoint chooses */
+          model: string | null;
+          /** @description model calls made (billed only when answered and used) */
+          calls: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+        };
       };
     };
     WebpageResponse: {
@@ -1038,6 +1081,23 @@ export interface components {
       links?: components["schemas"]["ReadLink"][];
       images?: string[];
       highlights?: components["schemas"]["Highlight"][];
+      /** @description with schema: an object valid against it */
+      data?: {
+        [key: string]: unknown;
+      };
+      /** @description with schema: per filled top-level field of data, the passages of the page it came from */
+      basis?: {
+        [key: string]: {
+            /** @description the source number the model cited */
+            n: number;
+            url: string;
+            /** @description offset in the page's Markdown (UTF-16 code units) */
+            start: number;
+            end: number;
+            /** @description markdown.slice(start, end) */
+            text: string;
+          }[];
+      };
       meta: {
         request_id: string;
         credits_used: number;
@@ -1049,25 +1109,16 @@ export interface components {
          * @constant
          */
         empty_page?: true;
+        /** @description with schema: the model calls made */
+        model?: {
+          /** @description TRAWL_LLM_MODEL, or null when the endpoint chooses */
+          model: string | null;
+          /** @description model calls made (billed only when answered and used) */
+          calls: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+        };
       };
-    };
-    PageResult: {
-      /** @description final URL, after redirects */
-      url: string;
-      status_code: number;
-      title: string | null;
-      published_at: string | null;
-      metadata: components["schemas"]["PageMetadata"];
-      cached: boolean;
-      cached_at?: string;
-      /** @description drawn by the headless browser (render) rather than read from the static HTML */
-      rendered: boolean;
-      markdown?: string;
-      text?: string;
-      html?: string;
-      links?: components["schemas"]["ReadLink"][];
-      images?: string[];
-      highlights?: components["schemas"]["Highlight"][];
     };
     PageMetadata: {
       description?: string;
@@ -1603,6 +1654,10 @@ export interface components {
             rawHtml?: string;
             links?: string[];
             images?: string[];
+            /** @description formats json: the operator's model fills its schema from the page (Trawl's /v1/webpage schema; docs/models.md) */
+            json?: {
+              [key: string]: unknown;
+            };
             metadata?: components["schemas"]["FirecrawlMetadata"];
             warning?: string;
             url: string;
@@ -1705,6 +1760,10 @@ export interface components {
       rawHtml?: string;
       links?: string[];
       images?: string[];
+      /** @description formats json: the operator's model fills its schema from the page (Trawl's /v1/webpage schema; docs/models.md) */
+      json?: {
+        [key: string]: unknown;
+      };
       metadata: components["schemas"]["FirecrawlMetadata"];
       warning?: string;
     };
@@ -5252,6 +5311,12 @@ export interface operations {
            * @enum {string}
            */
           render?: "auto" | "always" | "never";
+          /** @description a JSON Schema (type object): the operator's model fills it from the page into `data`, with `basis` naming the page passages each field came from; +1 credit per model call used (docs/models.md); 501 not_configured without a model */
+          schema?: {
+            [key: string]: unknown;
+          };
+          /** @description with schema: instructions for the model (what to look for); the page stays the only source */
+          prompt?: string;
         };
       };
     };
@@ -5343,6 +5408,12 @@ export interface operations {
            * @enum {string}
            */
           render?: "auto" | "always" | "never";
+          /** @description a JSON Schema (type object): the operator's model fills it from the page into `data`, with `basis` naming the page passages each field came from; +1 credit per model call used (docs/models.md); 501 not_configured without a model */
+          schema?: {
+            [key: string]: unknown;
+          };
+          /** @description with schema: instructions for the model (what to look for); the page stays the only source */
+          prompt?: string;
         };
       };
     };

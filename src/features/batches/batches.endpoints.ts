@@ -2,6 +2,7 @@ import type { Billing } from '../../billing/billed-lookup.ts'
 import { searchPriceMc } from '../../billing/prices.ts'
 import type { AppDeps } from '../../deps.ts'
 import { planEngines, sentParams } from '../../engines/choice.ts'
+import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { parseWith } from '../../http/parse-input.ts'
 import { pagePriceMc, parsePageUrl, proxyForCountry } from '../../reader/page-read.ts'
@@ -106,6 +107,8 @@ const prepareVertical =
 const prepareWebpage: PrepareEntry = (deps, auth, entry) => {
   rejectSwappedUrlField(entry, 'webpage')
   const params = parseWith(WebpageParams, entry)
+  // A batch job is charged at a fixed half price when queued: a model call has no such price.
+  if (params.schema) throw new ApiError('invalid_request', 'schema is not taken in batch jobs: call POST /v1/webpage or /v1/extract')
   if (params.country) proxyForCountry(deps.config, params.country)
   // The realtime endpoint answers a malformed URL with a refunded 400; a batch refuses it before charging.
   parsePageUrl(params.url)

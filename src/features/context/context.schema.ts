@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ErrorObject } from '../../http/error-schema.ts'
+import { ModelUsage } from '../../llm/model.schema.ts'
 import * as p from '../../params/search.params.ts'
 
 /** POST /v1/context: the question, the budget, how many pages, and the search's own filters (as /v1/search takes them). */
@@ -64,13 +65,6 @@ export const ContextSource = z.object({
   error: ErrorObject.optional().describe('why the page was not read (not billed): upstream_error, upstream_timeout, invalid_request or empty_page'),
 })
 
-export const ContextModelUsage = z.object({
-  model: z.string().nullable().describe('TRAWL_LLM_MODEL, or null when the endpoint chooses'),
-  calls: z.number().int().describe('model calls made (billed only when answered)'),
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
-})
-
 export const ContextMeta = z.object({
   request_id: z.string(),
   credits_used: z.number(),
@@ -92,7 +86,7 @@ export const ContextMeta = z.object({
   engine: z.string().describe('the provider(s) that answered the search'),
   cached: z.boolean().describe('the search itself was answered from the cache (max_age)'),
   pages_read: z.number().int(),
-  model: ContextModelUsage.optional().describe('with answer: what the model was asked and answered'),
+  model: ModelUsage.optional().describe('with answer: what the model was asked and answered'),
 })
 
 export const ContextAnswer = z

@@ -1,15 +1,19 @@
 import { billedLookup, REALTIME } from '../../billing/billed-lookup.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { mapLimit } from '../../jobs/map-limit.ts'
+import type { ModelConfig } from '../../llm/chat-model.ts'
 import { normalisePageUrl, type PageReadDeps, type PageReadOptions, pageError, pagePriceMc, proxyForCountry, readPage } from '../../reader/page-read.ts'
-import type { PageResult, ReadFormat } from '../../reader/reading.types.ts'
+import type { ReadFormat } from '../../reader/reading.types.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
 import type { Store } from '../../store/database.ts'
 import type { ExtractResponse, PageFailure } from './reading.response.ts'
 import { DEFAULT_TIMEOUT_SECONDS, type ExtractParams } from './reading.schema.ts'
+import { extractFields, MAX_CALLS_PER_PAGE, prepareSchemaJob, type SchemaJob } from './schema-extract.ts'
 
 export interface ReadingDeps extends PageReadDeps {
   store: Store
+  /** The operator's model, for `schema` (absent: 501 not_configured). */
+  config: PageReadDeps['config'] & { llm?: ModelConfig | null }
 }
 
 /** Extract reads at most 5 pages in parallel. */
@@ -67,7 +71,7 @@ export function timeoutMessage(timeoutSeconds: number) {
   return `page was still loading when the ${timeoutSeconds} s timeout ran out`
 }
 
-export function readOptionsOf(p: Omit<ExtractParams, 'urls'>): Omit<PageReadOptions, 'timeoutMs'> {
+export function readOptionsOf(p: Omit<ExtractParams, 'urls' | 'schema' | 'prompt'>): Omit<PageReadOptions, 'timeoutMs'> {
   return {
     format: p.format ?? 'markdown',
     includeLinks: p.include_links,
@@ -83,7 +87,9 @@ export function readOptionsOf(p: Omit<ExtractParams, 'urls'>): Omit<PageReadOpti
 /**
  * POST /v1/extract: one reservation of 1 credit per distinct URL before any work, pages read 5 at a
  * time under one call-wide deadline, then settled to 1 per live page and 0.5 per cached page;
- * failed and empty pages cost nothing. The answer is 200 whatever happened to the pages.
+ * failed and empty pages cost nothing. The answer is 200 whatever happened to the pages. With
+ * `schema`, each page read is also filled by the model (schema-extract.ts): its calls are held
+ * too and billed for the pages whose data is returned; a page whose fill fails is in `failed[]`.
  */
 export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: ExtractParams, requestId: string): Promise<ReadingOutcome<ExtractResponseBody>> {
   const urls = dedupeUrls(params.urls)
@@ -92,14 +98,15 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
   // A country without an exit fails the whole call, before anything is reserved.
   if (opts.country) proxyForCountry(deps.config, opts.country)
   assertRenderable(deps.renderer, opts.render, opts.country)
+  const job = await prepareSchemaJob(deps.config.llm, params)
 
   let tokens = 0 // what the reply does not carry
   const { body, usedMc, balanceMc } = await billedLookup(deps, auth, REALTIME, requestId, {
     endpoint: '/v1/extract',
-    holdMc: urls.length * pagePriceMc(false),
+    holdMc: urls.length * (pagePriceMc(false) + (job ? MAX_CALLS_PER_PAGE * job.callMc : 0)),
     async ask(ticket) {
       const deadline = Date.now() + timeout * 1000
-      const outcomes = await mapLimit(urls, PARALLEL_PAGES, (url) => readOne(deps, url, opts, params.max_age, deadline, timeout))
+      const outcomes = await mapLimit(urls, PARALLEL_PAGES, (url) => readOne(deps, url, opts, params.max_age, deadline, timeout, job))
       const successes = outcomes.filter((o): o is Success => o.ok)
       const failed = outcomes.filter((o): o is Failure => !o.ok).map((o) => o.failure)
       tokens = successes.reduce((sum, o) => sum + o.tokens, 0)
@@ -114,11 +121,12 @@ export async function runExtract(deps: ReadingDeps, auth: AuthContext, params: E
           succeeded: successes.length,
           failed: failed.length,
           rendered: successes.filter((o) => o.result.rendered).length,
+          ...(job && { model: job.usage }),
         },
       }
     },
-    // 1 per live page, 0.5 per cached page; failed and empty pages (not in results) cost nothing.
-    priceMc: (body) => body.results.reduce((sum, page) => sum + pagePriceMc(page.cached), 0),
+    // 1 per live page, 0.5 per cached page; failed and empty pages (not in results) cost nothing; the model calls of pages returned.
+    priceMc: (body) => body.results.reduce((sum, page) => sum + pagePriceMc(page.cached), 0) + (job ? job.billedCalls * job.callMc : 0),
   })
   return { body, usedMc, balanceMc, cacheHit: body.results.length > 0 && body.results.every((page) => page.cached), tokens }
 }
@@ -143,7 +151,7 @@ function normalisedRequest(params: ExtractParams, urls: string[]): ExtractReques
 
 interface Success {
   ok: true
-  result: PageResult
+  result: ExtractResponse['results'][number]
   cached: boolean
   tokens: number
 }
@@ -161,11 +169,15 @@ async function readOne(
   maxAge: number | undefined,
   deadline: number,
   timeout: number,
+  job: SchemaJob | null,
 ): Promise<Outcome> {
   try {
     const page = await readPage(deps, url, { ...opts, timeoutMs: deadline - Date.now() }, maxAge)
     if (page.empty) return { ok: false, failure: { url, error: { code: 'empty_page', message: EMPTY_PAGE_MESSAGE } } }
-    return { ok: true, result: page.result, cached: page.cached, tokens: page.tokens }
+    if (!job) return { ok: true, result: page.result, cached: page.cached, tokens: page.tokens }
+    const filled = await extractFields(job, { url: page.result.url, markdown: page.result.markdown ?? '' })
+    if (!filled.ok) return { ok: false, failure: { url, error: { code: filled.error.code as PageFailureCode, message: filled.error.message } } }
+    return { ok: true, result: { ...page.result, ...filled.value }, cached: page.cached, tokens: page.tokens }
   } catch (err) {
     const e = pageError(err, deps.log)
     const message = e.code === 'upstream_timeout' ? timeoutMessage(timeout) : e.message

@@ -35,11 +35,28 @@ const options = {
     .max(90, 'timeout must be between 1 and 90 seconds')
     .optional(),
   render: renderMode.optional(),
+  schema: z
+    .record(z.string(), z.unknown(), { error: 'schema must be a JSON Schema object' })
+    .optional()
+    .describe(
+      "a JSON Schema (type object): the operator's model fills it from the page into `data`, with `basis` naming the page passages each field came from; +1 credit per model call used (docs/models.md); 501 not_configured without a model",
+    ),
+  prompt: z
+    .string({ error: 'prompt must be a string' })
+    .trim()
+    .min(1, 'prompt must not be empty')
+    .max(2000, 'prompt must be at most 2,000 characters')
+    .optional()
+    .describe('with schema: instructions for the model (what to look for); the page stays the only source'),
 }
 
-function highlightsNeedQuery(v: { highlights?: number; query?: string }, ctx: z.RefinementCtx) {
+function checkOptions(v: { highlights?: number; query?: string; schema?: unknown; prompt?: string; format?: string }, ctx: z.RefinementCtx) {
   if ((v.highlights ?? 0) > 0 && !v.query) {
     ctx.addIssue({ code: 'custom', path: ['highlights'], message: 'highlights requires query (the text passages are ranked against)' })
+  }
+  if (v.prompt !== undefined && v.schema === undefined) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'prompt requires schema' })
+  if (v.schema !== undefined && (v.format ?? 'markdown') !== 'markdown') {
+    ctx.addIssue({ code: 'custom', path: ['schema'], message: 'schema needs format markdown (the model reads the Markdown, and basis points into it)' })
   }
 }
 
@@ -51,14 +68,14 @@ export const ExtractParams = z
       .max(MAX_EXTRACT_URLS, `urls may list at most ${MAX_EXTRACT_URLS} URLs per call; send more with several calls`),
     ...options,
   })
-  .superRefine(highlightsNeedQuery)
+  .superRefine(checkOptions)
 
 export const WebpageParams = z
   .strictObject({
     url: z.string({ error: 'url must be a URL string' }).min(1, 'url must not be empty').max(8192, 'url must be at most 8,192 characters'),
     ...options,
   })
-  .superRefine(highlightsNeedQuery)
+  .superRefine(checkOptions)
 
 export type ExtractParams = z.infer<typeof ExtractParams>
 export type WebpageParams = z.infer<typeof WebpageParams>

@@ -38,6 +38,10 @@ export const FirecrawlDocument = z.object({
   rawHtml: z.string().optional().describe('the page as fetched'),
   links: z.array(z.string()).optional(),
   images: z.array(z.string()).optional(),
+  json: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("formats json: the operator's model fills its schema from the page (Trawl's /v1/webpage schema; docs/models.md)"),
   metadata: FirecrawlMetadata,
   warning: z.string().optional(),
 })

@@ -168,9 +168,11 @@ export interface ReadRequest {
   maxAge?: number
   /** Seconds, 1 to 90, from timeout in milliseconds. */
   timeout?: number
+  /** formats json: the schema (and prompt) the model fills (/v2/scrape only). */
+  json?: { schema: Record<string, unknown>; prompt?: string }
 }
 
-const SUPPORTED_FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links', 'images'])
+const SUPPORTED_FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'json'])
 
 const refuse = (message: string) => new ApiError('invalid_request', message)
 
@@ -178,11 +180,11 @@ const refuse = (message: string) => new ApiError('invalid_request', message)
  * The formats and options Trawl's reader can serve; the others are refused by name, before anything
  * is billed. Without formats a page comes back as Markdown, as on Firecrawl.
  */
-export function readScrapeOptions(o: ScrapeOptions, where = ''): ReadRequest {
+export function readScrapeOptions(o: ScrapeOptions, where = '', takesJson = false): ReadRequest {
   const names = (o.formats ?? ['markdown']).map((f) => (typeof f === 'string' ? f : f.type))
   for (const name of names) {
     if (!SUPPORTED_FORMATS.has(name)) {
-      throw refuse(`${where}formats: ${name} is not supported by Trawl; use markdown, html, rawHtml, links or images`)
+      throw refuse(`${where}formats: ${name} is not supported by Trawl; use markdown, html, rawHtml, links, images or json`)
     }
   }
   if (o.includeTags?.length || o.excludeTags?.length)
@@ -192,9 +194,22 @@ export function readScrapeOptions(o: ScrapeOptions, where = ''): ReadRequest {
   if (o.zeroDataRetention) throw refuse(`${where}zeroDataRetention is not supported by Trawl: pages read are cached`)
   const contents = (['markdown', 'html', 'rawHtml'] as const).filter((f) => names.includes(f))
   const request: ReadRequest = { contents, links: names.includes('links'), images: names.includes('images') }
+  const json = o.formats?.find((f) => typeof f !== 'string' && f.type === 'json')
+  if (json || names.includes('json')) request.json = jsonFormat(json, where, takesJson)
   if (o.maxAge !== undefined && o.maxAge >= 1000) request.maxAge = Math.min(Math.floor(o.maxAge / 1000), 31_536_000)
   if (o.timeout !== undefined) request.timeout = Math.min(90, Math.max(1, Math.ceil(o.timeout / 1000)))
   return request
+}
+
+/** formats json: a schema (an object) and an optional prompt, on /v2/scrape (one model call per page). */
+function jsonFormat(format: unknown, where: string, takesJson: boolean): NonNullable<ReadRequest['json']> {
+  if (!takesJson) throw refuse(`${where}formats: json is taken on /v2/scrape only on Trawl (a model call per page; docs/models.md)`)
+  const { schema, prompt } = (typeof format === 'object' && format !== null ? format : {}) as { schema?: unknown; prompt?: unknown }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw refuse(`${where}formats: json needs a schema on Trawl ({ "type": "json", "schema": { "type": "object", ... } })`)
+  }
+  if (prompt !== undefined && typeof prompt !== 'string') throw refuse(`${where}formats: json prompt must be a string`)
+  return { schema: schema as Record<string, unknown>, ...(prompt && { prompt }) }
 }
 
 /** Trawl's parameter names in a validation message, as the Firecrawl field names they came from. */

@@ -114,11 +114,11 @@ export function documentOf(page: PageResult, sourceURL: string, read: ReadReques
 // POST /v2/scrape
 
 export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptions & { url: string }, requestId: string) {
-  const read = readScrapeOptions(body)
+  const read = readScrapeOptions(body, '', true)
   const readable = read.contents.filter((c): c is 'markdown' | 'html' => c !== 'rawHtml')
   // The first content format is the read's own; the others come from the same fetch. rawHtml alone
-  // still reads the page as Markdown, for its metadata.
-  const [format = 'markdown', ...moreFormats] = readable
+  // still reads the page as Markdown, for its metadata; json reads Markdown first (the model reads it).
+  const [format = 'markdown', ...moreFormats] = read.json ? ['markdown' as const, ...readable.filter((c) => c !== 'markdown')] : readable
   const params = parseAs(
     WebpageParams,
     defined({
@@ -128,6 +128,8 @@ export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptio
       include_images: read.images || undefined,
       max_age: read.maxAge,
       timeout: read.timeout,
+      schema: read.json?.schema,
+      prompt: read.json?.prompt,
     }),
     {},
   )
@@ -146,6 +148,7 @@ export async function scrape(deps: AppDeps, auth: AuthContext, body: ScrapeOptio
     doc.metadata.contentType = outcome.raw.contentType
     doc.rawHtml = outcome.raw.text
   }
+  if (read.json && page.data) doc.json = page.data
   doc.metadata.creditsUsed = toCredits(outcome.usedMc)
   if (page.meta.empty_page) doc.warning = 'the page has no readable content; not billed'
   return { body: { success: true as const, data: doc }, usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit }
