@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { lockAccount } from '../../billing/credits.store.ts'
-import { charge, refund } from '../../billing/credits.ts'
+import { charge, payerOf, refund } from '../../billing/credits.ts'
 import { toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -56,7 +56,7 @@ export async function startCrawl({ store, signals }: JobQueue, auth: AuthContext
   const balanceMc = await store.transaction(async (tx) => {
     await lockAccount(tx, auth.accountId)
     if ((await countActiveCrawls(tx, auth.accountId)) >= MAX_ACTIVE_CRAWLS) throw tooManyCrawls()
-    const balance = await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, reservedMc, requestId, '/v1/crawl', tx)
+    const balance = await charge(store, payerOf(auth), reservedMc, requestId, '/v1/crawl', tx)
     await insertCrawl(tx, row)
     return balance
   })

@@ -1,4 +1,4 @@
-import { charge } from '../../billing/credits.ts'
+import { charge, payerOf } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import type { AppDeps } from '../../deps.ts'
 import { isApiError } from '../../errors.ts'
@@ -166,8 +166,7 @@ function finishRun(deps: AppDeps, run: ClaimedRun, auth: AuthContext, outcome: O
     const found = outcome.found
     const { fresh, firstRun, contentHash } = await whatIsNew(tx, row, found)
     // Billed whenever something was delivered, new or not (the search was made); empty runs are free.
-    if (found.usedMc > 0)
-      await charge(store, { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc }, found.usedMc, run.id, LEDGER_ENDPOINT, tx)
+    if (found.usedMc > 0) await charge(store, payerOf(auth), found.usedMc, run.id, LEDGER_ENDPOINT, tx)
     let delivery: { id: string } | null = null
     if (fresh.length > 0) {
       const payload = resultsEvent(row, run, { fresh, firstRun, usedMc: found.usedMc, now, baseUrl: config.baseUrl })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { lockAccount } from '../../../billing/credits.store.ts'
-import { charge, refund } from '../../../billing/credits.ts'
+import { charge, payerOf, refund } from '../../../billing/credits.ts'
 import { searchPriceMc } from '../../../billing/prices.ts'
 import { planEngines, resolveEngineName, searchNeed } from '../../../engines/choice.ts'
 import type { Engines } from '../../../engines/registry.ts'
@@ -78,14 +78,7 @@ export async function startResearch(deps: ResearchDeps, auth: AuthContext, param
   const balanceMc = await store.transaction(async (tx) => {
     await lockAccount(tx, auth.accountId)
     if ((await countActiveResearch(tx, auth.accountId)) >= MAX_ACTIVE_RESEARCH) throw tooMany()
-    const balance = await charge(
-      store,
-      { accountId: auth.accountId, keyId: auth.keyId, keyLimitMc: auth.keyLimitMc },
-      reservedMc,
-      requestId,
-      RESEARCH_ENDPOINT,
-      tx,
-    )
+    const balance = await charge(store, payerOf(auth), reservedMc, requestId, RESEARCH_ENDPOINT, tx)
     await insertResearch(tx, row)
     return balance
   })
