@@ -8,7 +8,7 @@ import { normalisePageUrl, pageError, pagePriceMc, readPage } from '../../reader
 import { baseLanguage } from '../../text/analyze.ts'
 import { countTokens } from '../../text/tokens.ts'
 import { EMPTY_PAGE_MESSAGE } from '../reading/extract.service.ts'
-import { runSearch, type SearchDeps, type SearchBody as SearchResponseBody } from '../search/search.service.ts'
+import { runSearch, type SearchBody, type SearchDeps } from '../search/search.service.ts'
 import { type AnswerDepth, writeAnswer } from './context.answer.ts'
 import { type EmbeddingsConfig, hybridOrder } from './context.embeddings.ts'
 import { type ContextPage, fillLeads, fillPassages, lexicalOrder, type PassageSelection, preparePassages } from './context.passages.ts'
@@ -161,7 +161,7 @@ export async function runContext(
     requestId,
     billing,
   )
-  const search = outcome.body as SearchResponseBody
+  const search = outcome.body as SearchBody
   // Typed again: TypeScript does not see the closure above assign them.
   const chosen = selection as PassageSelection | null
   if (model && answer === undefined) {

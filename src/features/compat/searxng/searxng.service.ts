@@ -10,9 +10,9 @@ import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
 import { country as countryCode, language as languageCode } from '../../../params/search.params.ts'
 import { SearchParams } from '../../search/search.schema.ts'
-import { normaliseSearch, runSearch, type SearchBody as SearchResponseBody } from '../../search/search.service.ts'
+import { normaliseSearch, runSearch, type SearchBody } from '../../search/search.service.ts'
 import { ImagesParams, NewsParams, VideosParams } from '../../search/verticals/vertical.schemas.ts'
-import { runVertical, type VerticalBody as VerticalResponseBody } from '../../search/verticals/vertical.service.ts'
+import { runVertical, type VerticalBody } from '../../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS } from '../../search/verticals/vertical.specs.ts'
 import { chooseEngines, failedEngines, type Unresponsive } from './searxng.engines.ts'
 import type { SearxngResponse } from './searxng.response.ts'
@@ -150,7 +150,7 @@ export async function searxngSearch(deps: AppDeps, call: SearxngCall, req: Searx
     const unresponsive = [...choice.skipped, ...failedEngines((outcome.body.meta.route ?? []) as RouteAttempt[], answered)]
     const results = resultsOf(req.category, outcome.body.results, answered, req.page)
     return {
-      body: answerOf(req.q, results, req.category === 'general' ? (outcome.body as unknown as SearchResponseBody) : {}, unresponsive),
+      body: answerOf(req.q, results, req.category === 'general' ? (outcome.body as unknown as SearchBody) : {}, unresponsive),
       usedMc: outcome.usedMc,
       balanceMc: outcome.balanceMc,
       cacheHit: outcome.cacheHit,
@@ -164,7 +164,7 @@ export async function searxngSearch(deps: AppDeps, call: SearxngCall, req: Searx
   }
 }
 
-type Run = () => Promise<LookupOutcome<SearchResponseBody | VerticalResponseBody>>
+type Run = () => Promise<LookupOutcome<SearchBody | VerticalBody>>
 
 /** The Trawl call of a category: its request checked by that endpoint's own schema now, run later. */
 function prepare(deps: AppDeps, call: SearxngCall, category: Category, params: Record<string, unknown>, requestId: string): Run {
@@ -179,7 +179,7 @@ function prepare(deps: AppDeps, call: SearxngCall, category: Category, params: R
   return () => runVertical(deps, call.auth, spec, request, { maxAge }, requestId, call.billing)
 }
 
-function answerOf(query: string, results: SearxngResult[], web: Partial<SearchResponseBody>, unresponsive: Unresponsive[]): SearxngAnswer {
+function answerOf(query: string, results: SearxngResult[], web: Partial<SearchBody>, unresponsive: Unresponsive[]): SearxngAnswer {
   const box = web.answer_box
   const answer = box?.answer ?? box?.snippet
   return {
@@ -194,7 +194,7 @@ function answerOf(query: string, results: SearxngResult[], web: Partial<SearchRe
   }
 }
 
-function infoboxOf(kg: NonNullable<SearchResponseBody['knowledge_graph']>, engine: string) {
+function infoboxOf(kg: NonNullable<SearchBody['knowledge_graph']>, engine: string) {
   return {
     infobox: kg.title,
     id: kg.website ?? kg.source?.link ?? null,

@@ -7,8 +7,8 @@ import { ApiError, isApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
 import { SearchParams } from '../../search/search.schema.ts'
-import { normaliseSearch, runSearch, type SearchBody as SearchResponseBody } from '../../search/search.service.ts'
-import { runVertical, type VerticalBody as VerticalResponseBody } from '../../search/verticals/vertical.service.ts'
+import { normaliseSearch, runSearch, type SearchBody } from '../../search/search.service.ts'
+import { runVertical, type VerticalBody } from '../../search/verticals/vertical.service.ts'
 import { VERTICAL_SPECS } from '../../search/verticals/vertical.specs.ts'
 import { type SerperEndpoint, SerperQuery } from './serper.schema.ts'
 
@@ -148,7 +148,7 @@ export function prepareQuery(deps: AppDeps, auth: AuthContext, endpoint: SerperE
 }
 
 /** /v1/search's body under Serper's key names. */
-function searchSections(body: SearchResponseBody, num: number): Record<string, unknown> {
+function searchSections(body: SearchBody, num: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     organic: body.results.slice(0, num).map((r: OrganicResult) => camel(r, {}, ['domain', 'displayed_link', 'sources'])),
   }
@@ -174,7 +174,7 @@ function searchSections(body: SearchResponseBody, num: number): Record<string, u
 }
 
 /** A vertical's results under the key Serper uses for it. */
-function verticalSections(endpoint: Exclude<SerperEndpoint, 'search'>, body: VerticalResponseBody, request: VerticalRequest, limit: number | undefined) {
+function verticalSections(endpoint: Exclude<SerperEndpoint, 'search'>, body: VerticalBody, request: VerticalRequest, limit: number | undefined) {
   const results = (limit ? body.results.slice(0, limit) : body.results) as object[]
   switch (endpoint) {
     case 'images':
