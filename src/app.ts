@@ -71,6 +71,8 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(newRequestId),
     routerOptions: { ignoreTrailingSlash: true },
+    // Behind a reverse proxy the client's address is in X-Forwarded-For, believed only from TRAWL_TRUST_PROXY.
+    trustProxy: config.trustProxy,
     // Fastify's own 503 has its own body; requests that arrive while closing get ours (below).
     return503OnClosing: false,
     // Slow clients: Node's limits on RECEIVING a request (not on answering it: an extract may work

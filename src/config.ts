@@ -69,6 +69,14 @@ const Env = z.object({
   TRAWL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRAWL_SEARXNG_KEYLESS: bool('false'),
   TRAWL_SIGNUP: z.enum(['open', 'off'], { error: 'must be open or off' }).default('off'),
+  // Sign-up abuse (docs/dashboard.md): credits a new account gets, and accounts per address an hour.
+  TRAWL_SIGNUP_CREDITS: z.coerce.number().min(0).max(1_000_000).default(0),
+  TRAWL_SIGNUP_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(3),
+  // Behind a reverse proxy: which hops' X-Forwarded-For to believe (false, true, a hop count, or addresses/CIDRs).
+  TRAWL_TRUST_PROXY: z
+    .string()
+    .regex(/^(false|true|\d{1,2}|[0-9a-fA-F:./]+(,\s*[0-9a-fA-F:./]+)*)$/, 'must be false, true, a hop count, or comma-separated addresses/CIDRs')
+    .default('false'),
   // Reader threads for page parsing and Markdown (docs/crawl.md); 0 reads on the main thread.
   // The main thread fetches, stores and answers; readers take the other cores (one at least).
   TRAWL_READER_THREADS: z.coerce
@@ -158,6 +166,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',
     /** Self-service sign-up at <app>/api/v1/signup (docs/dashboard.md). */
     signupOpen: e.TRAWL_SIGNUP === 'open',
+    signup: Object.freeze({ credits: e.TRAWL_SIGNUP_CREDITS, perHour: e.TRAWL_SIGNUP_PER_HOUR }),
+    /** Fastify's trustProxy: req.ip from X-Forwarded-For only through these hops. */
+    trustProxy: trustProxyOf(e.TRAWL_TRUST_PROXY),
     readerThreads: e.TRAWL_READER_THREADS,
     browser: Object.freeze({
       executablePath: browserPath(e.TRAWL_BROWSER, env.PATH),
@@ -183,6 +194,16 @@ function browserPath(value: string | undefined, path = ''): string | null {
   if (value) return value
   const candidates = ['/usr/bin/chromium', ...path.split(':').flatMap((dir) => (dir ? [`${dir}/chromium`, `${dir}/chromium-browser`] : []))]
   return candidates.find((p) => existsSync(p)) ?? null
+}
+
+/** TRAWL_TRUST_PROXY as Fastify's trustProxy: a hop count believes that many proxies in front. */
+function trustProxyOf(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === 'false' || value === 'true') return value === 'true'
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value)
+    return (_address, hop) => hop < hops
+  }
+  return value.split(',').map((s) => s.trim())
 }
 
 /** ` (got "abc")` for a bad variable's value; secrets (keys, tokens, passwords) are not shown. */

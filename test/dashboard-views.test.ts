@@ -37,7 +37,14 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
     upstream = await fakeUpstream(htmlPage(COFFEE))
     site = await startCrawlSite()
     trawl = await startTrawl(
-      { TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`, TRAWL_ALLOW_PRIVATE_NETWORK: 'true', TRAWL_SCHEDULER_POLL_MS: '200', TRAWL_SIGNUP: 'open' },
+      {
+        TRAWL_UPSTREAM_HOSTS: `*=${upstream.url}`,
+        TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
+        TRAWL_SCHEDULER_POLL_MS: '200',
+        TRAWL_SIGNUP: 'open',
+        TRAWL_SIGNUP_CREDITS: '100',
+        TRAWL_SIGNUP_PER_HOUR: '100',
+      },
       { workers: true },
     )
     const email = `owner-${randomUUID()}@example.test`

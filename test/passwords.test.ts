@@ -147,8 +147,8 @@ describe('self-service sign-up', () => {
     expect((await signIn(trawl, address, 'a good password')).status).toBe(401)
   })
 
-  test('TRAWL_SIGNUP=open: a free account with the free credits, signed in, with a working key; throttled like login', async () => {
-    const t = await startTrawl({ TRAWL_SIGNUP: 'open' })
+  test('TRAWL_SIGNUP=open: a free account with TRAWL_SIGNUP_CREDITS, signed in, with a working key; a mailbox signs up once', async () => {
+    const t = await startTrawl({ TRAWL_SIGNUP: 'open', TRAWL_SIGNUP_CREDITS: '100' })
     try {
       const address = email()
       const res = await api(t, 'POST', '/signup', { email: address, password: 'a good password' })
@@ -165,20 +165,60 @@ describe('self-service sign-up', () => {
       expect(await account.json()).toMatchObject({ plan: 'free', balance: 100 })
       expect((await signIn(t, address, 'a good password')).status).toBe(200)
 
-      const [taken, short, badEmail] = await Promise.all([
-        api(t, 'POST', '/signup', { email: address, password: 'another password' }),
+      const [short, badEmail] = await Promise.all([
         api(t, 'POST', '/signup', { email: email(), password: 'short' }),
         api(t, 'POST', '/signup', { email: 'not-an-email', password: 'long enough' }),
       ])
-      expect([taken.status, short.status, badEmail.status]).toEqual([400, 400, 400])
-
-      // 30 attempts per address per 15 minutes, as for sign-in: the 31st and later are 429.
-      const more = await Promise.all(Array.from({ length: 30 }, () => api(t, 'POST', '/signup', { email: email(), password: 'a good password' })))
-      const statuses = more.map((r) => r.status)
-      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0)
-      expect(statuses.filter((s) => s !== 429 && s !== 201)).toEqual([])
+      expect([short.status, badEmail.status]).toEqual([400, 400])
+      // The same mailbox again, with or without a +tag: once an hour.
+      const [local, domain] = address.split('@')
+      const again = await api(t, 'POST', '/signup', { email: `${local}+farm@${domain}`, password: 'another password' })
+      expect(again.status).toBe(429)
+      expect((await again.json()).error.message).toContain('too many sign-ups')
     } finally {
       await t.close()
+    }
+  })
+
+  test('sign-ups have budgets of their own: a shared address that spent them still signs in; no credits by default', async () => {
+    const t = await startTrawl({ TRAWL_SIGNUP: 'open', TRAWL_SIGNUP_PER_HOUR: '2' })
+    try {
+      const owner = email()
+      const first = await api(t, 'POST', '/signup', { email: owner, password: 'the owner password' })
+      expect(first.status).toBe(201)
+      expect((await first.json()).account.balance).toBe(0)
+      const more = await Promise.all(Array.from({ length: 6 }, () => api(t, 'POST', '/signup', { email: email(), password: 'a good password' })))
+      expect(more.map((r) => r.status).sort()).toEqual([201, 429, 429, 429, 429, 429])
+      // Ten sign-ups with the owner's address neither lock the owner out nor reveal anything new.
+      for (let i = 0; i < 10; i++) await api(t, 'POST', '/signup', { email: owner, password: 'a good password' })
+      expect((await signIn(t, owner, 'the owner password')).status).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('behind a trusted proxy each client has its own budget; an IPv6 client counts as its /64; untrusted X-Forwarded-For is ignored', async () => {
+    const signupFrom = (t: Trawl, forwardedFor: string) =>
+      fetch(`${t.base}/app/api/v1/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({ email: email(), password: 'a good password' }),
+      }).then((r) => r.status)
+    const trusted = await startTrawl({ TRAWL_SIGNUP: 'open', TRAWL_SIGNUP_PER_HOUR: '1', TRAWL_TRUST_PROXY: '127.0.0.1' })
+    const untrusted = await startTrawl({ TRAWL_SIGNUP: 'open', TRAWL_SIGNUP_PER_HOUR: '1' })
+    try {
+      expect(await signupFrom(trusted, '198.51.100.7')).toBe(201)
+      expect(await signupFrom(trusted, '198.51.100.8')).toBe(201)
+      expect(await signupFrom(trusted, '198.51.100.7')).toBe(429)
+      expect(await signupFrom(trusted, '2001:db8:1:2::1')).toBe(201)
+      expect(await signupFrom(trusted, '2001:db8:1:2:ffff::9')).toBe(429)
+      expect(await signupFrom(trusted, '2001:db8:1:3::1')).toBe(201)
+      // Without TRAWL_TRUST_PROXY the header is the client's word: every request is 127.0.0.1.
+      expect(await signupFrom(untrusted, '198.51.100.7')).toBe(201)
+      expect(await signupFrom(untrusted, '198.51.100.8')).toBe(429)
+    } finally {
+      await trusted.close()
+      await untrusted.close()
     }
   })
 })

@@ -15,8 +15,3 @@ export function higherPlan(current: string, bought: string): Plan {
   return (rank(bought) > rank(current) ? bought : current) as Plan
 }
 
-/**
- * What a self-service sign-up (TRAWL_SIGNUP=open) starts with: the free plan and this many credits,
- * as many as the README's first `trawl accounts create` gives. Operators add more with `credits add`.
- */
-export const FREE_PLAN_CREDITS = 100

@@ -285,7 +285,7 @@ export interface MonitorSeenRow {
  * address, when there is no Redis (features/dashboard/login-throttle.ts).
  */
 export interface LoginAttemptRow {
-  /** 'email' | 'ip' */
+  /** 'email' | 'ip' (sign-in budgets) | 'signup-email' | 'signup-ip' */
   scope: string
   key: string
   attempts: number

@@ -31,7 +31,12 @@ const IdParams = z.strictObject({ id: z.string().min(1) })
  * is served over https; state-changing requests also pass the Origin check of csrf.ts, and login
  * attempts are throttled per IP and per email (login-throttle.ts). docs/dashboard.md has the why.
  */
-export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services, 'store' | 'keys' | 'config'>, throttle: LoginThrottle) {
+export function dashboardApiRoutes(
+  app: FastifyInstance,
+  services: Pick<Services, 'store' | 'keys' | 'config'>,
+  throttle: LoginThrottle,
+  signupThrottle: LoginThrottle,
+) {
   const { app: appPath, api: prefix } = dashboardPaths(services.config.appUrl)
   const httpsApp = services.config.appUrl.startsWith('https:')
   const opts = { schema: { hide: true } }
@@ -57,10 +62,10 @@ export function dashboardApiRoutes(app: FastifyInstance, services: Pick<Services
   app.post(`${prefix}/v1/signup`, opts, async (req, reply) => {
     if (!services.config.signupOpen) throw new ApiError('not_found', `no route POST ${prefix}/v1/signup: sign-up is off (TRAWL_SIGNUP)`)
     const body = parseInput(SignupBody, req)
-    // Counted in the login budgets and never given back: one address makes at most as many
-    // accounts in the window as it may try sign-ins (login-throttle.ts).
-    await throttle.take(req.ip, body.email)
-    const created = await signup(services.store, body.email, body.password)
+    // Budgets of its own, never given back: TRAWL_SIGNUP_PER_HOUR accounts per address (an IPv6
+    // /64), one per mailbox (plus-tags folded) an hour; sign-in's budgets are not touched.
+    await signupThrottle.take(req.ip, body.email)
+    const created = await signup(services.store, body.email, body.password, services.config.signup.credits)
     setSessionCookies(req, reply, created.token)
     return reply.code(201).send({ user: created.user, account: created.account, key: created.key })
   })

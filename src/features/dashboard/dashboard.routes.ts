@@ -6,7 +6,7 @@ import { dashboardPaths } from './dashboard.http.ts'
 import { dashboardApiRoutes } from './dashboard-api.routes.ts'
 import { dashboardAppRoutes } from './dashboard-app.routes.ts'
 import { dashboardScreenRoutes } from './dashboard-screens.routes.ts'
-import { createLoginThrottle } from './login-throttle.ts'
+import { createLoginThrottle, signupBudgets } from './login-throttle.ts'
 import { webhookSettingsRoutes } from './webhook-settings.routes.ts'
 
 /**
@@ -19,7 +19,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: AppDeps) {
     await scope.register(cookie)
     const paths = dashboardPaths(deps.config.appUrl)
     registerCsrfGuard(scope, paths.api, paths.origin)
-    dashboardApiRoutes(scope, deps, createLoginThrottle(deps))
+    dashboardApiRoutes(scope, deps, createLoginThrottle(deps), createLoginThrottle(deps, signupBudgets(deps.config.signup.perHour)))
     webhookSettingsRoutes(scope, deps)
     dashboardScreenRoutes(scope, deps)
     dashboardAppRoutes(scope, deps)

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../../store/database.ts'
  * its key) holding the attempts taken in the current window. Rules live in login-throttle.ts.
  */
 
-export type AttemptScope = 'email' | 'ip'
+export type AttemptScope = 'email' | 'ip' | 'signup-email' | 'signup-ip'
 
 /**
  * Takes one attempt from a budget of `limit` per window, in one statement: a row whose window has

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import ipaddr from 'ipaddr.js'
 import { ApiError } from '../../errors.ts'
 import { sha256 } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
@@ -8,6 +9,55 @@ import { type AttemptScope, attemptsResetAt, clearAttempts, giveAttemptBack, tak
 export const LOGIN_FAILURES_PER_EMAIL = 10
 export const LOGIN_FAILURES_PER_IP = 30
 export const LOGIN_WINDOW_S = 15 * 60
+
+/**
+ * Two budgets per window: per client address and per email. Sign-in (and the password change's
+ * check) uses LOGIN; sign-up has budgets of its own (`signupBudgets`), so sign-ups from a shared
+ * address or with someone else's email never lock anyone out of sign-in.
+ */
+export interface Budget {
+  /** Names the counters: 'login' keeps the names it always had. */
+  name: 'login' | 'signup'
+  perIp: number
+  perEmail: number
+  windowMs: number
+  /** The 429's message, given the minutes to wait. */
+  refusal(minutes: number): string
+}
+
+export const LOGIN: Budget = {
+  name: 'login',
+  perIp: LOGIN_FAILURES_PER_IP,
+  perEmail: LOGIN_FAILURES_PER_EMAIL,
+  windowMs: LOGIN_WINDOW_S * 1000,
+  refusal: (minutes) => `too many failed logins; try again in ${minutes} min`,
+}
+
+/** Sign-ups: `perHour` accounts per client address (an IPv6 client counts as its /64) and one per email address an hour. */
+export function signupBudgets(perHour: number): Budget {
+  return { name: 'signup', perIp: perHour, perEmail: 1, windowMs: 3_600_000, refusal: (minutes) => `too many sign-ups from here; try again in ${minutes} min` }
+}
+
+/**
+ * The client's budget key: its address, or for IPv6 its /64 (one subscriber's prefix: a client
+ * that owns a /64 would otherwise have 2^64 budgets).
+ */
+export function clientKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip
+  const parsed = ipaddr.process(ip)
+  if (parsed.kind() === 'ipv4') return parsed.toString()
+  return `${(parsed as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`
+}
+
+/** One mailbox however it is spelled: lowercased, and a `+tag` before the @ left out. */
+export function mailboxOf(email: string): string {
+  const at = email.trim().toLowerCase()
+  const [local = '', domain = ''] = at.split(/@(?=[^@]*$)/)
+  return `${local.replace(/\+.*$/, '')}@${domain}`
+}
 
 /** The budgets one sign-in attempt was taken from. */
 export interface LoginAttempt {
@@ -37,15 +87,15 @@ export interface LoginThrottle {
  * however many processes: counted in Redis when configured (one script takes from both budgets),
  * in the database otherwise (one conditional upsert per budget, in one transaction).
  */
-export function createLoginThrottle(deps: { redis: Redis | null; store: Store }): LoginThrottle {
-  const backend = deps.redis ? redisBudgets(deps.redis) : databaseBudgets(deps.store)
+export function createLoginThrottle(deps: { redis: Redis | null; store: Store }, budget: Budget = LOGIN): LoginThrottle {
+  const backend = deps.redis ? redisBudgets(deps.redis, budget) : databaseBudgets(deps.store, budget)
   return {
     async take(ip, email) {
-      const attempt = { ip, email: sha256(email.trim().toLowerCase()) }
+      const attempt = { ip: clientKey(ip), email: sha256(budget.name === 'signup' ? mailboxOf(email) : email.trim().toLowerCase()) }
       const refused = await backend.take(attempt)
       if (refused) {
         const seconds = Math.max(1, Math.ceil(refused.retryAfterMs / 1000))
-        throw new ApiError('rate_limited', `too many failed logins; try again in ${Math.ceil(seconds / 60)} min`, { retryAfterSeconds: seconds })
+        throw new ApiError('rate_limited', budget.refusal(Math.ceil(seconds / 60)), { retryAfterSeconds: seconds })
       }
       return attempt
     },
@@ -58,8 +108,6 @@ interface Budgets {
   take(attempt: LoginAttempt): Promise<{ retryAfterMs: number } | null>
   succeeded(attempt: LoginAttempt): Promise<void>
 }
-
-const WINDOW_MS = LOGIN_WINDOW_S * 1000
 
 /**
  * KEYS: the IP's and the email's counters; ARGV: their limits and the window. Takes from both or
@@ -88,15 +136,12 @@ return 0
 `
 
 /** Shared by every process using the Redis; while Redis does not answer, sign-in is a 503 (never unthrottled). */
-function redisBudgets(redis: Redis): Budgets {
-  const keys = (a: LoginAttempt) => [`trawl:login-attempts:ip:${a.ip}`, `trawl:login-attempts:email:${a.email}`]
+function redisBudgets(redis: Redis, budget: Budget): Budgets {
+  const keys = (a: LoginAttempt) => [`trawl:${budget.name}-attempts:ip:${a.ip}`, `trawl:${budget.name}-attempts:email:${a.email}`]
   return {
     async take(attempt) {
-      const [spent, ttlMs] = (await redis.eval(TAKE_SCRIPT, 2, ...keys(attempt), LOGIN_FAILURES_PER_IP, LOGIN_FAILURES_PER_EMAIL, WINDOW_MS)) as [
-        number,
-        number,
-      ]
-      return spent === 0 ? null : { retryAfterMs: ttlMs > 0 ? ttlMs : WINDOW_MS }
+      const [spent, ttlMs] = (await redis.eval(TAKE_SCRIPT, 2, ...keys(attempt), budget.perIp, budget.perEmail, budget.windowMs)) as [number, number]
+      return spent === 0 ? null : { retryAfterMs: ttlMs > 0 ? ttlMs : budget.windowMs }
     },
     async succeeded(attempt) {
       await redis.eval(SUCCEEDED_SCRIPT, 2, ...keys(attempt))
@@ -112,26 +157,28 @@ class Spent extends Error {
 }
 
 /** Shared by every process on the database (SQLite or PostgreSQL). */
-function databaseBudgets(store: Store): Budgets {
+function databaseBudgets(store: Store, budget: Budget): Budgets {
+  // The login budgets keep their scope names ('ip', 'email'); the sign-up budgets have their own.
+  const scopes: Record<'ip' | 'email', AttemptScope> = budget.name === 'login' ? { ip: 'ip', email: 'email' } : { ip: 'signup-ip', email: 'signup-email' }
   return {
     async take(attempt) {
       const now = Date.now()
       try {
         await store.transaction(async (tx) => {
           // Always the IP's row before the email's: concurrent takers lock in one order, never deadlock.
-          if (!(await takeAttempt(tx, 'ip', attempt.ip, LOGIN_FAILURES_PER_IP, now, WINDOW_MS))) throw new Spent('ip')
-          if (!(await takeAttempt(tx, 'email', attempt.email, LOGIN_FAILURES_PER_EMAIL, now, WINDOW_MS))) throw new Spent('email')
+          if (!(await takeAttempt(tx, scopes.ip, attempt.ip, budget.perIp, now, budget.windowMs))) throw new Spent(scopes.ip)
+          if (!(await takeAttempt(tx, scopes.email, attempt.email, budget.perEmail, now, budget.windowMs))) throw new Spent(scopes.email)
         })
         return null
       } catch (err) {
         if (!(err instanceof Spent)) throw err
-        const resetsAt = await attemptsResetAt(store.db, err.scope, err.scope === 'ip' ? attempt.ip : attempt.email)
-        return { retryAfterMs: resetsAt !== undefined && resetsAt > now ? resetsAt - now : WINDOW_MS }
+        const resetsAt = await attemptsResetAt(store.db, err.scope, err.scope === scopes.ip ? attempt.ip : attempt.email)
+        return { retryAfterMs: resetsAt !== undefined && resetsAt > now ? resetsAt - now : budget.windowMs }
       }
     },
     async succeeded(attempt) {
-      await giveAttemptBack(store.db, 'ip', attempt.ip, Date.now())
-      await clearAttempts(store.db, 'email', attempt.email)
+      await giveAttemptBack(store.db, scopes.ip, attempt.ip, Date.now())
+      await clearAttempts(store.db, scopes.email, attempt.email)
     },
   }
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { FREE_PLAN_CREDITS } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
 import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
@@ -44,11 +43,12 @@ async function openSession(store: Store, user: { id: string; email: string; role
 }
 
 /**
- * Self-service sign-up (TRAWL_SIGNUP=open): an account on the free plan with FREE_PLAN_CREDITS, its
- * owner, its first API key (the secret returned once, as the operator's create does), and a session.
+ * Self-service sign-up (TRAWL_SIGNUP=open): an account on the free plan with `credits`
+ * (TRAWL_SIGNUP_CREDITS, none by default), its owner, its first API key (the secret returned once,
+ * as the operator's create does), and a session.
  */
-export async function signup(store: Store, email: string, password: string) {
-  const created = await createAccount(store, { email, password, plan: 'free', credits: FREE_PLAN_CREDITS })
+export async function signup(store: Store, email: string, password: string, credits: number) {
+  const created = await createAccount(store, { email, password, plan: 'free', credits })
   const session = await openSession(store, { id: created.owner.id, email: created.owner.email, role: 'owner' })
   return { ...session, account: created.account, key: created.key }
 }
