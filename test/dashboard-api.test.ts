@@ -80,6 +80,13 @@ describe('CSRF: changes only from the dashboard origin', () => {
     // No Origin, but a browser saying the request came from another site (e.g. an old browser's form post).
     expect((await owner.call('POST', `/v1/keys/${before[0].id}/rotate`, undefined, { origin: '', 'sec-fetch-site': 'cross-site' })).status).toBe(403)
     expect((await owner.call('PUT', '/v1/webhook', { url: 'https://evil.example/hook' }, evil)).status).toBe(403)
+    // The same request with its path spelled in percent-escapes, which the router decodes.
+    const escaped = await fetch(`${trawl.base}/app/%61pi/v1/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: owner.setCookie.split(';')[0] ?? '', ...evil },
+      body: JSON.stringify({ name: 'csrf-escaped' }),
+    })
+    expect(escaped.status).toBe(403)
     expect((await (await owner.call('GET', '/v1/keys')).json()).keys).toEqual(before)
     expect((await search(account.key)).status).toBe(200) // not revoked, not rotated
 

@@ -19,7 +19,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 export function registerCsrfGuard(app: FastifyInstance, apiPrefix: string, appOrigin: string) {
   app.addHook('onRequest', async (req) => {
     if (SAFE_METHODS.has(req.method)) return
-    const path = req.url.split('?')[0] ?? ''
+    // The path the router matched, not the raw one: `/app/%61pi/...` is routed as `/app/api/...`.
+    const path = req.routeOptions.url ?? decodedPath(req.url)
     if (path !== apiPrefix && !path.startsWith(`${apiPrefix}/`)) return
     refuseCrossOrigin(req, appOrigin)
   })
@@ -34,6 +35,16 @@ export function refuseCrossOrigin(req: FastifyRequest, appOrigin: string) {
   const site = req.headers['sec-fetch-site']
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     throw new ApiError('forbidden', `cross-site request refused (Sec-Fetch-Site: ${site}): the dashboard API accepts changes only from ${appOrigin}`)
+  }
+}
+
+/** The request's path percent-decoded (an undecodable one as sent: the router refuses it anyway). */
+function decodedPath(url: string): string {
+  const path = url.split('?')[0] ?? ''
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return path
   }
 }
 
