@@ -63,6 +63,17 @@ describe('POST /admin/v1/engines/check', () => {
     expect(report.rows.find((r) => r.engine === 'google' && r.vertical === 'reviews')).toMatchObject({ verdict: 'skipped', reason: 'needs a place id' })
   })
 
+  test('a provider named three times is checked once (each check is live traffic)', async () => {
+    const asked = () => upstream.seen.filter((r) => r.host === 'www.bing.com' && r.url.startsWith('/search')).length
+    const before = asked()
+    const once = await trawl.admin('POST', '/admin/v1/engines/check', { engines: ['bing'], q: 'coffee' })
+    const single = asked() - before
+    const thrice = await trawl.admin('POST', '/admin/v1/engines/check', { engines: ['bing', 'bing', 'bing'], q: 'coffee' })
+    expect(asked() - before - single).toBe(single)
+    const shape = (rows: Row[]) => rows.map((r) => `${r.engine} ${r.vertical} ${r.route} ${r.verdict}`)
+    expect(shape((await thrice.json()).rows)).toEqual(shape((await once.json()).rows))
+  })
+
   test('bad input is a 400 and checks nothing; it needs the operator token', async () => {
     expect((await trawl.admin('POST', '/admin/v1/engines/check', { engines: ['altavista'] })).status).toBe(400)
     expect((await trawl.admin('POST', '/admin/v1/engines/check', { q: 'x', toString: 1 })).status).toBe(400)

@@ -91,8 +91,14 @@ async function askRoute(binding: Binding, c: RouteCandidate, req: SearchRequest,
   }
 }
 
-/** Domain filters enforced and positions counted from the start of the whole list. */
+/** Related searches and questions kept at most: an upstream that lists thousands is not a reason to answer thousands. */
+const MAX_EXTRAS = 20
+
+/** Domain filters enforced, positions counted from the start of the whole list, the lists beside the results bounded. */
 function positioned(page: ParsedSearchPage, req: SearchRequest): ParsedSearchPage {
   const offset = req.offset ?? (req.page - 1) * req.num
-  return { ...page, results: filterLinks(page.results, req).map((r, i) => ({ ...r, position: offset + i + 1 })) }
+  const out = { ...page, results: filterLinks(page.results, req).map((r, i) => ({ ...r, position: offset + i + 1 })) }
+  if (out.related_searches && out.related_searches.length > MAX_EXTRAS) out.related_searches = out.related_searches.slice(0, MAX_EXTRAS)
+  if (out.people_also_ask && out.people_also_ask.length > MAX_EXTRAS) out.people_also_ask = out.people_also_ask.slice(0, MAX_EXTRAS)
+  return out
 }

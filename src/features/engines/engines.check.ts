@@ -63,7 +63,8 @@ const NEEDS_MORE: Partial<Record<EngineVerticalName, string>> = {
 
 export async function checkEngines(engines: Engines, body: z.infer<typeof CheckBody> = {}, gateStats: () => GateStats[] = () => []): Promise<CheckResponse> {
   const q = body.q ?? 'coffee'
-  const names = body.engines ?? engines.names()
+  // A name listed twice is checked once: each check is live traffic to the engine.
+  const names = [...new Set(body.engines ?? engines.names())]
   for (const name of names) {
     if (!engines.get(name)) throw new ApiError('invalid_request', `engines: ${name} is not a provider of this server; known: ${engines.names().join(', ')}`)
   }
