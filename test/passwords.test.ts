@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { randomBytes, scryptSync } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,6 +59,44 @@ async function signIn(t: Trawl, address: string, password: string) {
 }
 
 const signedIn = async (t: Trawl, cookie: string) => (await api(t, 'GET', '/keys', undefined, cookie)).status === 200
+
+describe('what a password may be', () => {
+  test.each([
+    ['        ', 'password may not be only spaces'],
+    ['12345678', 'password is too weak: it is one of the most used passwords'],
+    ['qwertyuiop', 'password is too weak'],
+    ['pass\u0000word-and-more', 'password may not contain control characters'],
+  ])('%j is refused (the rule of every password set: operator, member, sign-up, change); nothing changes', async (password, message) => {
+    const address = email()
+    const { id } = await trawl.account({ email: address })
+    const res = await trawl.admin('PATCH', `/admin/v1/accounts/${id}`, { password })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain(message)
+    expect((await signIn(trawl, address, password)).status).toBe(401)
+  })
+
+  test("the account's own email is too weak a password", async () => {
+    const address = email()
+    const res = await trawl.admin('POST', '/admin/v1/accounts', { email: address, password: address })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('password is too weak')
+  })
+
+  test('a hash made with the old, cheaper scrypt settings is made again at sign-in', async () => {
+    const address = email()
+    await trawl.account({ email: address, password: 'an old kept password' })
+    const users = () => trawl.services.store.db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', address).executeTakeFirstOrThrow()
+    const { id: userId } = await users()
+    // What the earlier version stored: N=2^14, r=8, p=1.
+    const salt = randomBytes(16)
+    const old = `scrypt$16384$8$1$${salt.toString('base64')}$${scryptSync('an old kept password', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64')}`
+    await trawl.services.store.db.updateTable('users').set({ password_hash: old }).where('id', '=', userId).execute()
+    expect((await signIn(trawl, address, 'an old kept password')).status).toBe(200)
+    const { password_hash } = await users()
+    expect(password_hash).toMatch(/^scrypt\$32768\$8\$3\$/)
+    expect((await signIn(trawl, address, 'an old kept password')).status).toBe(200)
+  })
+})
 
 describe('operator sets a password', () => {
   test('PATCH /admin/v1/accounts/{id} with password: the owner of an account made without one can sign in', async () => {

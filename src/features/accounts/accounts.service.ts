@@ -4,6 +4,7 @@ import { periods, toCredits, toMc } from '../../billing/money.ts'
 import { higherPlan, type Plan, rateLimitFor } from '../../billing/plans.ts'
 import { ApiError } from '../../errors.ts'
 import { type AuthContext, authOf, type KeyLookup } from '../../http/auth.ts'
+import { checkNewPassword } from '../../security/password-policy.ts'
 import { hashPassword, newApiKey, newWebhookSecret } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import type { AccountRow, ApiKeyRow } from '../../store/schema.ts'
@@ -47,6 +48,7 @@ const mcOrNull = (credits: number | null | undefined) => (credits == null ? null
 export async function createAccount(store: Store, input: NewAccount) {
   const now = Date.now()
   const email = input.email.trim().toLowerCase()
+  if (input.password) checkNewPassword(input.password, [email])
   const passwordHash = input.password ? await hashPassword(input.password) : null
   const account: AccountRow = {
     id: randomUUID(),
@@ -139,6 +141,8 @@ export async function patchAccount(store: Store, id: string, patch: AccountPatch
  * every session but `keepSessionHash` (the one that made the change), in one transaction.
  */
 export async function setUserPassword(store: Store, userId: string, password: string, keepSessionHash?: string) {
+  const user = await accounts.findUser(store.db, userId)
+  checkNewPassword(password, user ? [user.email] : [])
   const hash = await hashPassword(password)
   await store.transaction(async (tx) => {
     await accounts.updateUserPassword(tx, userId, hash)
@@ -171,6 +175,7 @@ export async function addCredits(store: Store, id: string, credits: number, plan
 export async function addMember(store: Store, accountId: string, email: string, password: string) {
   await getAccountRow(store, accountId)
   const normalised = email.trim().toLowerCase()
+  checkNewPassword(password, [normalised])
   const user = {
     id: randomUUID(),
     account_id: accountId,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors.ts'
-import { DUMMY_PASSWORD_HASH, sha256, verifyPassword } from '../../security/secrets.ts'
+import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, sha256, verifyPassword } from '../../security/secrets.ts'
 import type { Store } from '../../store/database.ts'
 import { createAccount, setUserPassword } from '../accounts/accounts.service.ts'
-import { findUser, findUserByEmail } from '../accounts/accounts.store.ts'
+import { findUser, findUserByEmail, updateUserPassword } from '../accounts/accounts.store.ts'
 import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'
@@ -32,6 +32,8 @@ export async function login(store: Store, email: string, password: string) {
   const user = await findUserByEmail(store.db, email.trim().toLowerCase())
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH)
   if (!user?.password_hash || !ok) throw new ApiError('unauthorized', 'email or password is wrong')
+  // A hash made with older, cheaper settings is made again now that the password is at hand.
+  if (needsRehash(user.password_hash)) await updateUserPassword(store.db, user.id, await hashPassword(password))
   return openSession(store, user)
 }
 
