@@ -15,6 +15,7 @@ import { pruneExpiredResearch } from './features/context/research/research.store
 import { researchJobKind } from './features/context/research/research.worker.ts'
 import { pruneExpiredCrawls } from './features/crawl/crawl.store.ts'
 import { crawlJobKind } from './features/crawl/crawl.worker.ts'
+import { pruneExpiredSessions } from './features/dashboard/dashboard.store.ts'
 import { pruneLoginAttempts } from './features/dashboard/login-throttle.store.ts'
 import { pruneExpiredMonitorRuns } from './features/monitors/monitors.store.ts'
 import { monitorJobKind } from './features/monitors/monitors.worker.ts'
@@ -113,6 +114,7 @@ export function maintenanceSweeps(services: Services): Sweep[] {
     { run: (now) => pruneOldDeliveries(store, now), field: 'deliveries', level: 'debug', message: 'pruned old webhook deliveries' },
     { run: () => sealClearWebhookSecrets(store), field: 'sealed', level: 'info', message: 'encrypted webhook secrets stored in clear by an earlier version' },
     { run: (now) => pruneLoginAttempts(store.db, now), field: 'attempts', level: 'debug', message: 'removed sign-in attempt counters whose window ended' },
+    { run: (now) => pruneExpiredSessions(store.db, now), field: 'sessions', level: 'debug', message: 'removed dashboard sessions past their expiry' },
   ]
 }
 

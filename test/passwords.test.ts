@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { maintenanceSweeps } from '../src/services.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -95,6 +96,34 @@ describe('what a password may be', () => {
     const { password_hash } = await users()
     expect(password_hash).toMatch(/^scrypt\$32768\$8\$3\$/)
     expect((await signIn(trawl, address, 'an old kept password')).status).toBe(200)
+  })
+})
+
+describe('sessions', () => {
+  test('a user keeps at most 20 sessions: signing in again ends the oldest; expired ones are swept', async () => {
+    const address = email()
+    await trawl.account({ email: address, password: 'many devices here' })
+    const cookies: string[] = []
+    for (let i = 0; i < 22; i++) cookies.push((await signIn(trawl, address, 'many devices here')).cookie!)
+    expect(await signedIn(trawl, cookies[0]!)).toBe(false)
+    expect(await signedIn(trawl, cookies[1]!)).toBe(false)
+    expect(await signedIn(trawl, cookies[2]!)).toBe(true)
+    expect(await signedIn(trawl, cookies[21]!)).toBe(true)
+    const { db } = trawl.services.store
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('sessions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const before = await count()
+    await db.updateTable('sessions').set({ expires_at: 1 }).execute()
+    const sweep = maintenanceSweeps(trawl.services).find((s) => s.field === 'sessions')!
+    expect(await sweep.run(Date.now())).toBe(before)
+    expect(await count()).toBe(0)
   })
 })
 

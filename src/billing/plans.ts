@@ -14,4 +14,3 @@ export function higherPlan(current: string, bought: string): Plan {
   const rank = (p: string) => PLANS.indexOf(p as Plan)
   return (rank(bought) > rank(current) ? bought : current) as Plan
 }
-

@@ -21,3 +21,16 @@ export const deleteUserSessions = (db: Db | Tx, userId: string, keepIdHash?: str
   if (keepIdHash) q = q.where('id_hash', '!=', keepIdHash)
   return q.execute()
 }
+
+/** Keeps a user's `keep` newest sessions and deletes the older ones; the number deleted. */
+export async function trimUserSessions(db: Db, userId: string, keep: number): Promise<number> {
+  const newest = db.selectFrom('sessions').select('id_hash').where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id_hash').limit(keep)
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', 'not in', newest).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** Deletes sessions past their expiry (the sweep); the number deleted. */
+export async function pruneExpiredSessions(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -4,7 +4,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, sha256, verifyPassword 
 import type { Store } from '../../store/database.ts'
 import { createAccount, setUserPassword } from '../accounts/accounts.service.ts'
 import { findUser, findUserByEmail, updateUserPassword } from '../accounts/accounts.store.ts'
-import { deleteSession, findSession, insertSession } from './dashboard.store.ts'
+import { deleteSession, findSession, insertSession, trimUserSessions } from './dashboard.store.ts'
 
 export const SESSION_COOKIE = 'trawl_session'
 /**
@@ -37,10 +37,14 @@ export async function login(store: Store, email: string, password: string) {
   return openSession(store, user)
 }
 
+/** Sessions a user keeps at once: signing in again past this ends the oldest. */
+export const MAX_SESSIONS_PER_USER = 20
+
 async function openSession(store: Store, user: { id: string; email: string; role: 'owner' | 'member' }) {
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
   await insertSession(store.db, { id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
+  await trimUserSessions(store.db, user.id, MAX_SESSIONS_PER_USER)
   return { token, user: { id: user.id, email: user.email, role: user.role } }
 }
 
