@@ -68,8 +68,11 @@ export class PageHops {
     // A form is posted once; a redirect after it is followed with GET, as browsers do.
     let form = req.form
     let setCookie = false
+    // Credentials the caller set (SearXNG's basic auth, Serper's key) go to the origin they were
+    // given for: once a redirect changes scheme, host or port, they are not sent again.
+    let credentialed = true
     for (let hops = 0; ; hops++) {
-      const headers = { ...req.headers }
+      const headers = credentialed ? { ...req.headers } : withoutCredentials(req.headers)
       // Every form names its charset: DuckDuckGo answers a form without it with its 202 block (searxng#6596).
       if (form) headers['content-type'] = FORM_TYPE
       const sent = await this.sendOnce(
@@ -95,6 +98,7 @@ export class PageHops {
         if (block) return { ...page, url: next.href, stopped: 'block', blockReason: block.reason }
         if (!isSameSite(start, next)) return { ...page, url: next.href, stopped: 'off-site' }
         if (hops >= this.maxRedirects) return { ...page, stopped: 'too-many' }
+        if (next.origin !== logical.origin) credentialed = false
         logical = next
         form = undefined
         continue
@@ -107,6 +111,12 @@ export class PageHops {
   async textOf(res: TransportResponse): Promise<string> {
     return decodeText(await res.bytes(this.maxBodyBytes), firstHeader(res.headers['content-type']))
   }
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key'])
+
+function withoutCredentials(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())))
 }
 
 /**
