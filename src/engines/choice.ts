@@ -126,6 +126,10 @@ export async function askConsensus<P extends Page>(
   }
   if (answers.length === 0) {
     const failed = settled.find((a): a is { error: unknown; attempts: RouteAttempt[] } => 'error' in a)
+    // Stopped by the shared deadline (an abort, not an engine's error): a timeout, said as one.
+    if (failed && deadline.aborted && !isFallbackError(failed.error)) {
+      throw new UpstreamError('upstream_timeout', `no engine of the consensus set answered within ${engines.deadlineMs / 1000} s`, attempts)
+    }
     if (failed) throw combinedError(failed.error, attempts)
   }
   return { answers, attempts }
