@@ -8,7 +8,7 @@ import { ENGINE_NAMES, type EngineName, type Engines, PRIMARY_ENGINE } from './r
 import type { EngineAnswer, SearchEngine } from './search-engine.types.ts'
 import { sentParams } from './sent-params.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
-import { attemptsOf, codeOfAttempts, UpstreamError, type UpstreamErrorCode, whyFailed } from './upstream/upstream-error.ts'
+import { asEngineError, attemptsOf, codeOfAttempts, UpstreamError, type UpstreamErrorCode, whyFailed } from './upstream/upstream-error.ts'
 
 export { sentParams }
 
@@ -174,7 +174,8 @@ async function askOne<P extends Page>(
         : answer.page.parse_quality
     engines.health.record(name, layout, { outcome: 'ok', ms: Math.round(performance.now() - started), quality })
     return answer
-  } catch (error) {
+  } catch (caught) {
+    const error = asEngineError(caught, name)
     const ms = Math.round(performance.now() - started)
     const outcome = outcomeOf(error)
     engines.health.record(name, layout, { outcome, ms, ...(error instanceof Error && { reason: error.message }) })

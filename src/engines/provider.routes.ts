@@ -14,7 +14,7 @@ import type { AskOptions, EngineAnswer } from './search-engine.types.ts'
 import { searchByPages } from './search-pages.ts'
 import { sentParams } from './sent-params.ts'
 import type { RouteAttempt } from './upstream/upstream.types.ts'
-import { attemptsOf, codeOfAttempts, UpstreamError, upstreamErrorFor, whyFailed } from './upstream/upstream-error.ts'
+import { asEngineError, attemptsOf, codeOfAttempts, UpstreamError, upstreamErrorFor, whyFailed } from './upstream/upstream-error.ts'
 
 export const routeName = (route: EngineWebSearch) => route.route ?? 'web'
 
@@ -69,7 +69,8 @@ async function askRoute(binding: Binding, c: RouteCandidate, req: SearchRequest,
     const quality = page.results.length > 0 || page.saysNoResults ? 'ok' : page.parse_quality === 'ok' ? 'empty' : page.parse_quality
     health.record(provider.name, c.layout, { outcome: 'ok', ms: ms(), quality })
     return { page, attempts }
-  } catch (err) {
+  } catch (caught) {
+    const err = asEngineError(caught, provider.name)
     if (opts.signal?.aborted || !isFallbackError(err)) throw err
     // A route that fetched fine but could not read the page says so under its own name.
     if (attempts.length === 0 || attemptsOf(err).length === 0) {

@@ -30,6 +30,16 @@ export class UpstreamError extends ApiError {
 export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof UpstreamError
 
 /** The attempts behind a failed fetch, or [] for any other error. */
+/**
+ * What a provider threw, as the walk can take it: a page the parser could not go through (a stack
+ * overflow on a nesting no real page has, a shape it did not expect) is that engine's unreadable
+ * page, an upstream_error the walk moves past, not a 500. Trawl's own errors and aborts stay.
+ */
+export function asEngineError(err: unknown, engine: string): unknown {
+  if (err instanceof ApiError || !(err instanceof Error) || err.name === 'AbortError' || err.name === 'TimeoutError') return err
+  return new UpstreamError('upstream_error', `${engine} answered a page that could not be read (${err.message.slice(0, 200)})`, [], err)
+}
+
 export function attemptsOf(e: unknown): RouteAttempt[] {
   return isUpstreamError(e) ? e.attempts : []
 }
