@@ -49,6 +49,11 @@ function stackedGzip(body: string, times: number): { bytes: Buffer; encoding: st
 const STACKED = stackedGzip(PROSE, 2000)
 const TWO = { bytes: brotliCompressSync(gzipSync(Buffer.from(PROSE))), encoding: 'gzip, br' }
 const BOMB = gzipSync(Buffer.alloc(11 * 1024 * 1024, 'a'))
+/** An article whose text sits inside 100,000 nested elements (1.1 MB): no real page nests past a few hundred. */
+const DEEP = article(
+  'Deep',
+  `${'<div><span>'.repeat(50_000)}The text at the bottom of a very deep page, still worth reading as the page's content. ${'</span></div>'.repeat(50_000)}`,
+)
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 const html =
@@ -67,6 +72,7 @@ const routes: Record<string, Handler> = {
   '/stacked': encoded(STACKED.bytes, STACKED.encoding),
   '/two-codings': encoded(TWO.bytes, TWO.encoding),
   '/bomb': encoded(BOMB, 'gzip'),
+  '/deep': html(DEEP),
 }
 
 const SEARX_HOST = 'searx.test:8888'
@@ -266,5 +272,22 @@ describe('2. stacked Content-Encoding', () => {
     const bomb = await post(key, '/v1/webpage', { url: `${base}/bomb` })
     expect(await errorOf(bomb)).toMatchObject({ status: 503, code: 'upstream_error', message: 'page is larger than 10 MB' })
     expect(await expectBooksBalanced(trawl, id)).toBe(99)
+  })
+})
+
+describe('5. deeply nested pages', () => {
+  test("a page nested 100,000 deep is read with its text, the server answering /livez meanwhile, and the reader's memory stays bounded", async () => {
+    const { id, key } = await newAccount()
+    const { value, statuses, during } = await whileLivez(async () => {
+      const reads = []
+      for (let i = 0; i < 3; i++) reads.push(await post(key, '/v1/webpage', { url: `${base}/deep?n=${i}` }))
+      return Promise.all(reads.map(async (r) => ({ status: r.status, body: await r.json() })))
+    })
+    expectLive(statuses, during)
+    for (const read of value) {
+      expect(read.status).toBe(200)
+      expect(read.body.markdown).toContain('The text at the bottom of a very deep page')
+    }
+    expect(await expectBooksBalanced(trawl, id)).toBe(97)
   })
 })

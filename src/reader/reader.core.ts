@@ -1,7 +1,7 @@
 import type { AnyNode, Document } from 'domhandler'
 import { decodeText } from '../net/body-decode.ts'
 import { type PageLink, pageLinksOf } from '../site/page-links.ts'
-import { buildDocument } from '../text/html-tree.ts'
+import { buildDocument, nestedTooDeep } from '../text/html-tree.ts'
 import { titled } from '../text/markdown-outline.ts'
 import { cleanContent, pickContentRoot, pruneDocument } from './content.extract.ts'
 import { trimToArticleBody } from './content.hint.ts'
@@ -62,7 +62,8 @@ export function extractHtml(html: string, url: string, assets = false, inspect?:
     if (facts.articleBody) trimToArticleBody(pick.root, facts.articleBody)
     nodes = [pick.root]
   } else {
-    const rescued = readabilityNodes(html, baseUrl)
+    // Readability parses the raw page again, without the depth limit, and walks it quadratically.
+    const rescued = nestedTooDeep(doc) ? null : readabilityNodes(html, baseUrl)
     if (rescued && rescued.textLength > good) nodes = rescued.nodes
     else if (pick) {
       cleanContent(pick, facts.title, baseUrl)

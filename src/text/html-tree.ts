@@ -97,6 +97,14 @@ function nameAt(html: string, start: number, end: number): string {
 
 const hasOwn = Object.prototype.hasOwnProperty
 
+/**
+ * Elements open at once, at most. Real pages nest a few dozen deep (Google's result pages about
+ * 60); a page nested 100,000 deep would make every recursive walk of the tree (extraction,
+ * Markdown, selectors) overflow its stack or hold huge frames. Past this depth an element is left
+ * out, and what it holds goes to the element at the limit, so the text is still read.
+ */
+export const MAX_DEPTH = 512
+
 /** Builds the tree of one document: `buildDocument(html)`. */
 class TreeBuilder implements TokenizerCallbacks {
   readonly root = new Document([])
@@ -112,8 +120,16 @@ class TreeBuilder implements TokenizerCallbacks {
   private attribs: Record<string, string> | null = null
   private attribName = ''
   private attribValue = ''
+  /** Elements left out past MAX_DEPTH, by name: their close tags are then ignored. */
+  private readonly flattened = new Map<string, number>()
+  private everFlattened = false
 
   constructor(private readonly html: string) {}
+
+  /** Whether elements past MAX_DEPTH were left out. */
+  leftOut(): boolean {
+    return this.everFlattened
+  }
 
   private add(node: Element | Text | Comment | ProcessingInstruction): void {
     const parent = this.open[this.open.length - 1] as ParentNode
@@ -152,6 +168,11 @@ class TreeBuilder implements TokenizerCallbacks {
 
   private endOpenTag(): void {
     const name = this.tagName
+    if (this.attribs && this.names.length >= MAX_DEPTH && !voidElements.has(name)) {
+      this.flattened.set(name, (this.flattened.get(name) ?? 0) + 1)
+      this.everFlattened = true
+      this.attribs = null
+    }
     if (this.attribs) {
       const element = new Element(name, this.attribs)
       this.add(element)
@@ -194,6 +215,11 @@ class TreeBuilder implements TokenizerCallbacks {
   onclosetag(start: number, endIndex: number): void {
     const name = nameAt(this.html, start, endIndex)
     if (foreignContextElements.has(name) || htmlIntegrationElements.has(name)) this.foreign.pop()
+    const kept = this.flattened.get(name)
+    if (kept) {
+      this.flattened.set(name, kept - 1)
+      return
+    }
     if (!voidElements.has(name)) {
       const at = this.names.lastIndexOf(name)
       if (at !== -1) {
@@ -271,11 +297,20 @@ function instructionName(value: string): string {
 
 const TOKENIZER_OPTIONS = { xmlMode: false, decodeEntities: true }
 
-/** The document tree of `html`, as htmlparser2's `parseDocument(html)` builds it. */
+/** Documents whose elements past MAX_DEPTH were left out. */
+const tooDeep = new WeakSet<Document>()
+
+/** Whether `doc`'s page nested past MAX_DEPTH: code that walks the raw page again (a second parser) should not. */
+export function nestedTooDeep(doc: Document): boolean {
+  return tooDeep.has(doc)
+}
+
+/** The document tree of `html`, as htmlparser2's `parseDocument(html)` builds it (up to MAX_DEPTH). */
 export function buildDocument(html: string): Document {
   const builder = new TreeBuilder(html)
   const tokenizer = new Tokenizer(TOKENIZER_OPTIONS, builder)
   tokenizer.write(html)
   tokenizer.end()
+  if (builder.leftOut()) tooDeep.add(builder.root)
   return builder.root
 }
