@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { isArrowFunction, isFunctionDeclaration, isFunctionExpression, isMethodDeclaration, type Node } from 'typescript/unstable/ast'
+import { API } from 'typescript/unstable/sync'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Tables } from '../src/store/schema.ts'
 import { errorOf } from './support/books.ts'
@@ -318,6 +320,36 @@ describe('source layout', () => {
       }
     }
     expect(offences, "call a named function of the owner's store instead").toEqual([])
+  })
+
+  // No function is longer than 120 lines (docs/ARCHITECTURE.md): a longer one is split into named
+  // steps. Measured on the compiler's syntax tree, from the function's first token to its last line.
+  const MAX_FUNCTION_LINES = 120
+
+  test(`no function in src is longer than ${MAX_FUNCTION_LINES} lines`, () => {
+    const api = new API({ cwd: root })
+    try {
+      const program = api.updateSnapshot({ openProjects: [join(root, 'tsconfig.json')] }).getProjects()[0]!.program
+      const offences: string[] = []
+      for (const file of sources(join(root, 'src'))) {
+        const path = relative(root, file).split('\\').join('/')
+        if (path.endsWith('.test.ts') || path.endsWith('.fixture.ts')) continue
+        const source = program.getSourceFile(file)
+        if (!source) throw new Error(`${path} is not in tsconfig.json's program`)
+        const visit = (node: Node): void => {
+          if (isFunctionDeclaration(node) || isMethodDeclaration(node) || isArrowFunction(node) || isFunctionExpression(node)) {
+            const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line
+            const lines = source.getLineAndCharacterOfPosition(node.end).line - first + 1
+            if (lines > MAX_FUNCTION_LINES) offences.push(`${path}:${first + 1}: ${lines} lines`)
+          }
+          node.forEachChild(visit)
+        }
+        source.forEachChild(visit)
+      }
+      expect(offences, 'split these into named steps a reader can follow top-down').toEqual([])
+    } finally {
+      api.close()
+    }
   })
 })
 

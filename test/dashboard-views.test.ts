@@ -330,13 +330,13 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
         expect(await page.locator('.who .badge').textContent()).toBe('owner')
         const account = await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${secret}` } })
         expect(await account.json()).toMatchObject({ plan: 'free', balance: 100 })
-        // A taken email is refused inline.
+        // The same mailbox again within the hour is refused inline (sign-up's own budget).
         await page.getByRole('button', { name: 'Sign out' }).click()
         await page.getByRole('button', { name: 'Create an account' }).click()
         await page.getByLabel('Email').fill(email)
         await page.getByLabel('Password (8 to 256 characters)').fill('a good new password')
         await page.getByRole('button', { name: 'Create account' }).click()
-        await expect.poll(() => page.getByRole('alert').textContent(), UI_WAIT).toMatch(/email/i)
+        await expect.poll(() => page.getByRole('alert').textContent(), UI_WAIT).toMatch(/too many sign-ups/i)
         await page.getByRole('button', { name: 'Sign in' }).click()
         await page.getByRole('heading', { name: 'Sign in to your dashboard' }).waitFor()
         await context.close()

@@ -62,25 +62,102 @@ export async function callApi<T = any>(
     throw new ConnectionError(`cannot reach ${conn.url}: ${why}`)
   }
   const text = await res.text()
-  const isJson = (res.headers.get('content-type') ?? '').includes('json')
-  let parsed: unknown = text
-  if (isJson && text) {
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      parsed = text
-    }
-  }
+  const parsed = parseBody(res, text)
   if (res.ok) return { status: res.status, body: parsed as T, headers: res.headers }
+  throw errorOf(res, parsed)
+}
+
+const isJson = (res: Response) => (res.headers.get('content-type') ?? '').includes('json')
+
+function parseBody(res: Response, text: string): unknown {
+  if (!isJson(res) || !text) return text
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** An error answer as the user sees it: the envelope's code and message, else the HTTP status. */
+function errorOf(res: Response, parsed: unknown): ApiCallError {
   const error = (parsed as { error?: { code?: string; message?: string; request_id?: string } } | null)?.error
   const retryAfter = Number(res.headers.get('retry-after'))
-  throw new ApiCallError(
+  return new ApiCallError(
     error?.code ?? `http_${res.status}`,
-    error?.message ?? `the server answered HTTP ${res.status}${isJson ? '' : ' (is this a Trawl server?)'}`,
+    error?.message ?? `the server answered HTTP ${res.status}${isJson(res) ? '' : ' (is this a Trawl server?)'}`,
     res.status,
     res.headers.get('x-request-id') ?? error?.request_id ?? null,
     Number.isFinite(retryAfter) && res.headers.has('retry-after') ? retryAfter : null,
   )
+}
+
+/** One server-sent event as read from a stream: its name, id and data (JSON). */
+export interface StreamEvent {
+  event: string
+  id: string | null
+  data: unknown
+}
+
+/**
+ * Reads a text/event-stream (GET) event by event until it ends, the server closes it, or nothing
+ * (not even a keep-alive comment) arrives for `idleMs`. Error answers throw as callApi's do.
+ */
+export async function* readEvents(conn: Connection, path: string, idleMs = 60_000): AsyncGenerator<StreamEvent> {
+  const idle = new AbortController()
+  let timer = setTimeout(() => idle.abort(), idleMs)
+  const alive = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => idle.abort(), idleMs)
+  }
+  try {
+    let res: Response
+    try {
+      res = await fetch(`${conn.url}${path}`, {
+        headers: { authorization: `Bearer ${conn.key}`, 'user-agent': `trawl-cli/${VERSION}`, accept: 'text/event-stream' },
+        signal: idle.signal,
+      })
+    } catch (err) {
+      throw new ConnectionError(`cannot reach ${conn.url}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`)
+    }
+    if (!res.ok || !res.body) throw errorOf(res, parseBody(res, await res.text()))
+    const decoder = new TextDecoder()
+    let buffered = ''
+    for await (const chunk of res.body) {
+      alive()
+      buffered += decoder.decode(chunk, { stream: true })
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const block = buffered.slice(0, end)
+        buffered = buffered.slice(end + 2)
+        const event = parseEvent(block)
+        if (event) yield event
+      }
+    }
+  } finally {
+    clearTimeout(timer)
+    idle.abort()
+  }
+}
+
+/** `event:`, `id:` and `data:` lines of one block; comments (keep-alives) give nothing. */
+function parseEvent(block: string): StreamEvent | null {
+  let event = 'message'
+  let id: string | null = null
+  const data: string[] = []
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':') || !line) continue
+    const colon = line.indexOf(':')
+    const field = colon < 0 ? line : line.slice(0, colon)
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+    if (field === 'event') event = value
+    else if (field === 'id') id = value
+    else if (field === 'data') data.push(value)
+  }
+  if (data.length === 0) return null
+  try {
+    return { event, id, data: JSON.parse(data.join('\n')) }
+  } catch {
+    return null
+  }
 }
 
 /** `trawl: <code>: <message>`, with the retry hint and the request id the server logged it under. */

@@ -22,7 +22,8 @@ export const readingCommands: Command[] = [
   {
     name: 'webpage',
     summary: 'Read one page (POST /v1/webpage): HTML or PDF as Markdown, text or HTML',
-    details: 'Prints the content in the asked --format (Markdown by default); --json prints the whole answer with metadata.',
+    details:
+      "Prints the content in the asked --format (Markdown by default); with --schema, the data the server's model filled from the page, as JSON; --json prints the whole answer with metadata.",
     args: '<url>',
     flags: webpageFlags,
     globals: 'client',
@@ -35,22 +36,25 @@ export const readingCommands: Command[] = [
         return 0
       }
       if (body.meta?.empty_page) warn(`${body.url}: no readable content (not billed)`)
-      print(body.highlights?.length ? pagesAsMarkdown([body]) : pageAlone(body))
+      if (values.schema !== undefined) printJson(body.data ?? null)
+      else print(body.highlights?.length ? pagesAsMarkdown([body]) : pageAlone(body))
       return 0
     },
   },
   {
     name: 'extract',
     summary: 'Read up to 20 pages (POST /v1/extract), 5 at a time',
-    details: 'Prints each page as a Markdown section; failed URLs are listed on stderr and make the exit code 1.',
+    details: 'Prints each page as a Markdown section (with --schema, a JSON list of {url, data}); failed URLs are listed on stderr and make the exit code 1.',
     args: '<url...>',
     flags: extractFlags,
     globals: 'client',
     async run({ values, positionals }) {
       const conn = resolveConnection(values)
       if (!positionals.length) throw new UsageError('missing <url...>')
-      const { body } = await callApi(conn, 'POST', '/v1/extract', { ...paramsFrom(extractFlags, values), urls: positionals })
+      const params = paramsFrom(extractFlags, values)
+      const { body } = await callApi(conn, 'POST', '/v1/extract', { ...params, urls: positionals })
       if (values.json) printJson(body)
+      else if (params.schema !== undefined) printJson(body.results.map((r: { url: string; data?: unknown }) => ({ url: r.url, data: r.data ?? null })))
       else if (body.results.length) print(pagesAsMarkdown(body.results))
       for (const f of body.failed as { url: string; error: { code: string; message: string } }[]) warn(`${f.url}: ${f.error.code}: ${f.error.message}`)
       return body.failed.length ? 1 : 0

@@ -7,6 +7,7 @@ import { demoCommands } from './demo.commands.ts'
 import { monitorCommands } from './monitor.commands.ts'
 import { operatorCommands } from './operator.commands.ts'
 import { readingCommands } from './reading.commands.ts'
+import { researchCommands } from './research.commands.ts'
 import { searchCommands } from './search.commands.ts'
 
 /** Every `trawl` command, and how argv finds one: the longest name its first words spell. */
@@ -14,6 +15,7 @@ import { searchCommands } from './search.commands.ts'
 export const COMMANDS: Command[] = [
   ...searchCommands,
   ...contextCommands,
+  ...researchCommands,
   ...readingCommands,
   ...crawlCommands,
   ...batchCommands,
@@ -53,11 +55,12 @@ Search (prints Markdown; --json for the JSON answer):
   reviews --place-id ID      reviews of a place (or --cid, --fid)
   lens <image-url>           visual matches of an image
   rank <query...> --domain D best position of a domain
-  context <query...>         passages of the top results that answer it, within --max-tokens
+  context <query...>         passages of the top results that answer it, within --max-tokens; --answer true: the model's answer
+  research <input...>        a cited report by the server's model over several searches; research get|cancel <id>
   engines                    search providers and their health
 
 Pages:
-  webpage <url>              one page as Markdown (or --format text|html)
+  webpage <url>              one page as Markdown (or --format text|html); --schema JSON: its fields as data
   extract <url...>           up to 20 pages
   map <url>                  a site's URLs
   crawl <url>                crawl a site and wait (--no-wait: print the id); crawl status|cancel <id>

@@ -39,5 +39,8 @@ export const ErrorEnvelope = z
 
 export const errorResponses = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
 
+/** A documented JSON answer with a description of its own: a 202, or a compatible API's error body. */
+export const jsonAnswer = (description: string, schema: z.ZodType) => ({ description, content: { 'application/json': { schema } } })
+
 /** An error kept with a result (a page not read, a job or crawl that failed): the envelope's code and message. */
 export const ErrorObject = z.object({ code: z.string(), message: z.string() })

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
-import type { Store } from '../store/database.ts'
+import { type Kysely, sql, type Updateable } from 'kysely'
+import type { Db, Store, Tx } from '../store/database.ts'
+import type { HeldJobRow, LeaseColumns, Tables } from '../store/schema.ts'
 
 /**
  * Background work (crawls, batches, monitors, webhook deliveries) lives in rows of each feature's
@@ -15,6 +16,9 @@ export interface ClaimOptions {
   limit: number
   now?: number
 }
+
+/** The lease columns above, for the lists that select them by name. */
+export const LEASE_COLUMNS = ['status', 'run_at', 'lease_owner', 'lease_expires_at', 'attempts'] as const
 
 export async function claimDue(store: Store, table: string, opts: ClaimOptions): Promise<string[]> {
   return (await claimDueWith(store, table, opts)).map((r) => r.id)
@@ -108,4 +112,107 @@ export async function queueCounts(store: Store, table: string, now: number): Pro
     }
   }
   return counts
+}
+
+/** The job tables: rows with the lease columns (store/schema.ts LeaseColumns). */
+type JobTable = { [T in keyof Tables]: Tables[T] extends LeaseColumns<string> ? T : never }[keyof Tables]
+
+/** An UPDATE of a job's row that touches it only while `workerId` still holds its lease. */
+const leasedUpdate = (db: Db | Tx, table: JobTable, id: string, workerId: string) =>
+  // Kysely cannot type one statement over a table chosen at run time; the callers' types are T's.
+  (db as Kysely<any>)
+    .updateTable(table as string)
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+
+/**
+ * Ends a running job's lease, with its outcome in the same statement, only while `workerId` still
+ * holds it: false when it was lost (expired and claimed elsewhere), so a stale worker never
+ * overwrites the newer owner's outcome and the caller's transaction must write nothing else.
+ */
+export async function endLease<T extends JobTable>(db: Db | Tx, table: T, id: string, workerId: string, outcome: Updateable<Tables[T]>): Promise<boolean> {
+  const result = await leasedUpdate(db, table, id, workerId)
+    .set({ ...outcome, lease_owner: null, lease_expires_at: null })
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
+
+/**
+ * endLease for a held job, adding `addMc` (work billed at its end) to what it used, and returning
+ * the row as ended; null when the lease was lost. It is the first statement of the transaction that
+ * ends the job: on PostgreSQL it locks the row until the commit, so a takeover's claim skips it
+ * (SKIP LOCKED) and nothing is read before the lock that the refund could be computed from; on
+ * SQLite it takes the write lock.
+ */
+export async function endHeldJob<T extends HeldJobTable>(
+  tx: Tx,
+  table: T,
+  id: string,
+  workerId: string,
+  outcome: Updateable<Tables[T]>,
+  addMc = 0,
+): Promise<Tables[T] | null> {
+  const row = await leasedUpdate(tx, table, id, workerId)
+    .set((eb) => ({ ...outcome, credits_used_mc: eb('credits_used_mc', '+', addMc), lease_owner: null, lease_expires_at: null }))
+    .returningAll()
+    .executeTakeFirst()
+  return (row as Tables[T] | undefined) ?? null
+}
+
+/** The job tables whose rows belong to an account. */
+type AccountJobTable = { [T in keyof Tables]: Tables[T] extends LeaseColumns<string> & { account_id: string } ? T : never }[keyof Tables]
+
+/** An account's jobs still waiting or in flight: what its caps on active jobs count. */
+export async function countActiveJobs(db: Db | Tx, table: AccountJobTable, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * An account's jobs, newest first, without their (large) results: `columns` are every other column
+ * of the table. A list shows each job's state; the job's own GET its result.
+ */
+export async function recentJobs<T extends AccountJobTable, C extends keyof Tables[T] & string>(
+  db: Db,
+  table: T,
+  accountId: string,
+  limit: number,
+  columns: readonly C[],
+): Promise<(Pick<Tables[T], C> & { result: null })[]> {
+  const rows = await (db as Kysely<any>)
+    .selectFrom(table as string)
+    .select(columns)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => ({ ...r, result: null })) as (Pick<Tables[T], C> & { result: null })[]
+}
+
+/** The tables of jobs paid for with a hold (store/schema.ts HeldJobRow): crawls and research. */
+export type HeldJobTable = { [T in keyof Tables]: Tables[T] extends HeldJobRow ? T : never }[keyof Tables]
+
+/**
+ * Cancels a held job that is still queued; false when it is not (a worker may have claimed it a
+ * moment ago), so only one of them ends it and the refund is made once.
+ */
+export async function cancelQueuedJob(
+  db: Db | Tx,
+  table: HeldJobTable,
+  id: string,
+  patch: Pick<HeldJobRow, 'completed_at' | 'expires_at' | 'error'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable(table)
+    .set({ status: 'canceled', ...patch })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
 }

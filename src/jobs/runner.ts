@@ -60,6 +60,16 @@ export function wakeJobs(signals: Signals, kind: string) {
   void signals.publish({ type: 'job-queued', kind })
 }
 
+/**
+ * The lease and poll of a kind whose jobs a request queues: the configured lease, and other
+ * processes' jobs looked for at least every 5 s (the request that queues one wakes this process
+ * at once, wakeJobs).
+ */
+export const requestQueuedTiming = (config: { jobLeaseMs: number; schedulerPollMs: number }) => ({
+  leaseMs: config.jobLeaseMs,
+  pollMs: Math.min(config.schedulerPollMs, 5000),
+})
+
 /** Where jobs wait (their tables) and how runners hear that one was queued. */
 export interface JobQueue {
   store: Store

@@ -12,109 +12,81 @@ export const registry = new Registry()
 // process_resident_memory_bytes, nodejs_heap_size_used_bytes, event-loop lag, GC, handles…
 collectDefaultMetrics({ register: registry })
 
+// Every metric is registered here, with its name, what it counts (help) and its labels.
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name, help, labelNames, registers: [registry] })
+const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Gauge({ name, help, labelNames, registers: [registry] })
+const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+  new Histogram({ name, help, labelNames, buckets, registers: [registry] })
+
 /** Seconds; from a cached search (~1 ms) to the longest extract (90 s). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
-const httpRequests = new Counter({
-  name: 'trawl_http_requests_total',
-  help: 'HTTP requests answered, by method, route pattern and status code',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [registry],
-})
+const httpRequests = counter('trawl_http_requests_total', 'HTTP requests answered, by method, route pattern and status code', ['method', 'route', 'status'])
 
-const httpDuration = new Histogram({
-  name: 'trawl_http_request_duration_seconds',
-  help: 'Time from the request arriving to its answer being sent, by method, route pattern and status code',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-})
+const httpDuration = histogram(
+  'trawl_http_request_duration_seconds',
+  'Time from the request arriving to its answer being sent, by method, route pattern and status code',
+  ['method', 'route', 'status'],
+  LATENCY_BUCKETS,
+)
 
-const upstreamAttempts = new Counter({
-  name: 'trawl_upstream_attempts_total',
-  help: 'Tries at fetching a search engine page, by engine, outcome (ok, blocked, timeout, error) and route (direct or proxy pool)',
-  labelNames: ['engine', 'outcome', 'pool'] as const,
-  registers: [registry],
-})
+const upstreamAttempts = counter(
+  'trawl_upstream_attempts_total',
+  'Tries at fetching a search engine page, by engine, outcome (ok, blocked, timeout, error) and route (direct or proxy pool)',
+  ['engine', 'outcome', 'pool'],
+)
 
-const upstreamDuration = new Histogram({
-  name: 'trawl_upstream_attempt_duration_seconds',
-  help: 'Time of one try at fetching a search engine page, by engine and outcome',
-  labelNames: ['engine', 'outcome'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-})
+const upstreamDuration = histogram(
+  'trawl_upstream_attempt_duration_seconds',
+  'Time of one try at fetching a search engine page, by engine and outcome',
+  ['engine', 'outcome'],
+  LATENCY_BUCKETS,
+)
 
-const gateSolves = new Counter({
-  name: 'trawl_gate_solves_total',
-  help: "Proof-of-work challenges of engines' gates, by gate (anubis, altcha) and outcome (solved, too_hard, failed, refused: solved but not taken)",
-  labelNames: ['gate', 'outcome'] as const,
-  registers: [registry],
-})
+const gateSolves = counter(
+  'trawl_gate_solves_total',
+  "Proof-of-work challenges of engines' gates, by gate (anubis, altcha) and outcome (solved, too_hard, failed, refused: solved but not taken)",
+  ['gate', 'outcome'],
+)
 
-const gateSolveDuration = new Histogram({
-  name: 'trawl_gate_solve_duration_seconds',
-  help: "CPU time of one solved proof-of-work challenge of an engine's gate, on a worker thread, by gate",
-  labelNames: ['gate'] as const,
-  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16],
-  registers: [registry],
-})
+const gateSolveDuration = histogram(
+  'trawl_gate_solve_duration_seconds',
+  "CPU time of one solved proof-of-work challenge of an engine's gate, on a worker thread, by gate",
+  ['gate'],
+  [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16],
+)
 
-const modelCalls = new Counter({
-  name: 'trawl_model_calls_total',
-  help: "Calls to the operator's chat model (TRAWL_LLM_URL), by use (answer, extract, research) and outcome (ok, timeout, error, invalid)",
-  labelNames: ['use', 'outcome'] as const,
-  registers: [registry],
-})
+const modelCalls = counter(
+  'trawl_model_calls_total',
+  "Calls to the operator's chat model (TRAWL_LLM_URL), by use (answer, extract, research) and outcome (ok, timeout, error, invalid)",
+  ['use', 'outcome'],
+)
 
-const modelTokens = new Counter({
-  name: 'trawl_model_tokens_total',
-  help: "Tokens the operator's chat model reported, by use and kind (prompt, completion)",
-  labelNames: ['use', 'kind'] as const,
-  registers: [registry],
-})
+const modelTokens = counter('trawl_model_tokens_total', "Tokens the operator's chat model reported, by use and kind (prompt, completion)", ['use', 'kind'])
 
-const creditsDebited = new Counter({
-  name: 'trawl_credits_debited_total',
-  help: 'Credits taken from balances (held by realtime calls, or charged), by ledger endpoint',
-  labelNames: ['endpoint'] as const,
-  registers: [registry],
-})
+const creditsDebited = counter('trawl_credits_debited_total', 'Credits taken from balances (held by realtime calls, or charged), by ledger endpoint', [
+  'endpoint',
+])
 
-const creditsRefunded = new Counter({
-  name: 'trawl_credits_refunded_total',
-  help: 'Credits given back (the unused part of a hold, failed or empty calls, unread crawl pages), by ledger endpoint',
-  labelNames: ['endpoint'] as const,
-  registers: [registry],
-})
+const creditsRefunded = counter(
+  'trawl_credits_refunded_total',
+  'Credits given back (the unused part of a hold, failed or empty calls, unread crawl pages), by ledger endpoint',
+  ['endpoint'],
+)
 
-const webhookAttempts = new Counter({
-  name: 'trawl_webhook_attempts_total',
-  help: 'Webhook delivery attempts, by event and outcome (delivered; retry: failed, another attempt is queued; failed: the last attempt failed)',
-  labelNames: ['event', 'outcome'] as const,
-  registers: [registry],
-})
+const webhookAttempts = counter(
+  'trawl_webhook_attempts_total',
+  'Webhook delivery attempts, by event and outcome (delivered; retry: failed, another attempt is queued; failed: the last attempt failed)',
+  ['event', 'outcome'],
+)
 
-const jobsQueued = new Gauge({
-  name: 'trawl_jobs_queued',
-  help: 'Background jobs due and waiting for a worker, by kind (read from the database at each scrape)',
-  labelNames: ['kind'] as const,
-  registers: [registry],
-})
+const jobsQueued = gauge('trawl_jobs_queued', 'Background jobs due and waiting for a worker, by kind (read from the database at each scrape)', ['kind'])
 
-const jobsRunning = new Gauge({
-  name: 'trawl_jobs_running',
-  help: 'Background jobs held by a worker (leased), by kind, across every process sharing the database',
-  labelNames: ['kind'] as const,
-  registers: [registry],
-})
+const jobsRunning = gauge('trawl_jobs_running', 'Background jobs held by a worker (leased), by kind, across every process sharing the database', ['kind'])
 
-const jobsOldestAge = new Gauge({
-  name: 'trawl_jobs_oldest_queued_age_seconds',
-  help: 'How long the longest-waiting due job has been waiting, by kind (0 when none waits)',
-  labelNames: ['kind'] as const,
-  registers: [registry],
-})
+const jobsOldestAge = gauge('trawl_jobs_oldest_queued_age_seconds', 'How long the longest-waiting due job has been waiting, by kind (0 when none waits)', [
+  'kind',
+])
 
 /** One kind's queue as read from its table (jobs/runner.ts queueStats). */
 export interface QueueStat {

@@ -136,11 +136,16 @@ export const ll = z.string().regex(/^@-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?,\d{1,2
 // A set of literals, not a refined number: the OpenAPI document (and the SDK typed from it) lists the values.
 export const num = z.literal([10, 20, 30, 50, 100], { error: 'num must be one of 10, 20, 30, 50, 100' })
 
-export const page = z
-  .number({ error: 'page must be an integer between 1 and 10' })
-  .int('page must be an integer between 1 and 10')
-  .min(1, 'page must be between 1 and 10')
-  .max(10, 'page must be between 1 and 10')
+/** An integer from `min` to `max`, its errors naming the parameter. */
+export function intBetween(name: string, min: number, max: number) {
+  return z
+    .number({ error: `${name} must be an integer between ${min} and ${max}` })
+    .int(`${name} must be an integer between ${min} and ${max}`)
+    .min(min, `${name} must be between ${min} and ${max}`)
+    .max(max, `${name} must be between ${min} and ${max}`)
+}
+
+export const page = intBetween('page', 1, 10)
 
 export const time = z.enum(['hour', 'day', 'week', 'month', 'year'], { error: 'time must be one of hour, day, week, month, year' })
 export const tbs = z.string().min(1).max(256, 'tbs must be at most 256 characters')

@@ -118,22 +118,29 @@ export interface SessionRow {
 }
 
 /**
+ * What jobs/jobs.store.ts claims and leases a background row by: 'queued' waits for `run_at`,
+ * 'running' is held by `lease_owner` until `lease_expires_at`; `attempts` counts the claims.
+ */
+export interface LeaseColumns<Status extends string> {
+  status: Status
+  run_at: number
+  lease_owner: string | null
+  lease_expires_at: number | null
+  attempts: number
+}
+
+/**
  * One signed webhook (crawl.completed, batch.completed, monitor.results) and its attempts. A leased
  * work row (jobs/jobs.store.ts): 'queued' waits for `run_at`, 'running' is an attempt in flight, then
  * 'delivered' or 'failed'. `id` is the X-Trawl-Delivery id, the same on every retry.
  */
-export interface WebhookDeliveryRow {
+export interface WebhookDeliveryRow extends LeaseColumns<'queued' | 'running' | 'delivered' | 'failed'> {
   id: string
   account_id: string
   event: 'crawl.completed' | 'batch.completed' | 'monitor.results' | 'research.completed' | 'webhook.test'
   url: string
   /** The exact body sent on every attempt (JSON text): signatures cover these bytes. */
   payload: string
-  status: 'queued' | 'running' | 'delivered' | 'failed'
-  run_at: number
-  lease_owner: string | null
-  lease_expires_at: number | null
-  attempts: number
   last_error: string | null
   last_status_code: number | null
   created_at: number
@@ -142,21 +149,19 @@ export interface WebhookDeliveryRow {
   request_id: string | null
 }
 
-/** An asynchronous crawl: a leased work row (jobs/jobs.store.ts) with its request, progress and result. */
-export interface CrawlRow {
+/**
+ * A job paid for with a hold when it is queued (crawls, research): a leased work row that can be
+ * canceled, whose end refunds what it held and did not use.
+ */
+export interface HeldJobRow extends LeaseColumns<'queued' | 'running' | 'completed' | 'failed' | 'canceled'> {
   id: string
   account_id: string
   key_id: string
   request_id: string
   /** The normalised request, JSON. */
   request: string
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
-  run_at: number
-  lease_owner: string | null
-  lease_expires_at: number | null
-  attempts: number
   cancel_requested: number
-  progress: string | null
+  /** What it found, once completed (JSON). */
   result: string | null
   error: string | null
   credits_reserved_mc: number
@@ -168,6 +173,11 @@ export interface CrawlRow {
   completed_at: number | null
   /** completed_at + 24 h: GET answers 404 after it. */
   expires_at: number | null
+}
+
+/** An asynchronous crawl, with its progress. */
+export interface CrawlRow extends HeldJobRow {
+  progress: string | null
 }
 
 export interface CrawlPageRow {
@@ -191,7 +201,7 @@ export interface ServerSecretRow {
  * price is charged when it is queued; the job's end refunds what it did not use, in the same
  * transaction that records the result.
  */
-export interface BatchJobRow {
+export interface BatchJobRow extends LeaseColumns<'queued' | 'running' | 'done' | 'failed'> {
   id: string
   batch_id: string
   account_id: string
@@ -201,11 +211,6 @@ export interface BatchJobRow {
   endpoint: string
   /** The realtime request as validated at POST (JSON), parameters exactly as the caller sent them. */
   request: string
-  status: 'queued' | 'running' | 'done' | 'failed'
-  run_at: number
-  lease_owner: string | null
-  lease_expires_at: number | null
-  attempts: number
   result: string | null
   error: string | null
   credits_charged_mc: number
@@ -222,7 +227,7 @@ export interface BatchJobRow {
  * A saved search or watched page (docs/monitors.md), also its own scheduled work row: 'queued' with
  * `run_at` = the next run, 'running' while a worker holds it, 'paused' when inactive.
  */
-export interface MonitorRow {
+export interface MonitorRow extends LeaseColumns<'queued' | 'running' | 'paused'> {
   id: string
   account_id: string
   /** The key runs are billed on: the one that created it, or last changed or ran it. */
@@ -234,11 +239,6 @@ export interface MonitorRow {
   metadata: string | null
   interval_seconds: number
   webhook_url: string | null
-  status: 'queued' | 'running' | 'paused'
-  run_at: number
-  lease_owner: string | null
-  lease_expires_at: number | null
-  attempts: number
   last_run_at: number | null
   last_status: 'ok' | 'error' | 'webhook_failed' | 'paused' | null
   last_error: string | null
@@ -304,36 +304,12 @@ export interface EnginePassRow {
   expires_at: number
 }
 
-/** A research job (POST /v1/research): a leased work row (jobs/jobs.store.ts) with what it found so far. */
-export interface ResearchJobRow {
-  id: string
-  account_id: string
-  key_id: string
-  request_id: string
-  /** The normalised request, JSON. */
-  request: string
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'canceled'
-  run_at: number
-  lease_owner: string | null
-  lease_expires_at: number | null
-  attempts: number
-  cancel_requested: number
+/** A research job (POST /v1/research), with what it found so far. */
+export interface ResearchJobRow extends HeldJobRow {
   /** The steps taken so far (JSON array), written as each ends: the events stream reads them. */
   steps: string
   /** Every passage used, numbered across sub-queries (JSON array); kept when the job fails. */
   sources: string
   /** Model calls and tokens, searches, pages and passage tokens so far (JSON). */
   meta: string
-  /** The report or the data, once completed (JSON). */
-  result: string | null
-  error: string | null
-  credits_reserved_mc: number
-  credits_used_mc: number
-  webhook_url: string | null
-  webhook_delivery_id: string | null
-  created_at: number
-  started_at: number | null
-  completed_at: number | null
-  /** completed_at + 24 h: GET answers 404 after it. */
-  expires_at: number | null
 }

@@ -50,23 +50,6 @@ export async function replaceWebhookSecret(db: Db, accountId: string, from: stri
 
 export type AttemptOutcome = Pick<WebhookDeliveryRow, 'status' | 'run_at' | 'last_error' | 'last_status_code' | 'delivered_at'>
 
-/**
- * Records an attempt's outcome and ends the lease, fenced like releaseLease (jobs/jobs.store.ts): only the
- * worker that still holds the lease may write, so a stale worker whose lease expired and was claimed
- * elsewhere cannot overwrite the newer attempt. jobs.store.ts's releaseLease sets status only; a delivery
- * also needs its next run time and last error in the same statement.
- */
-export async function finishAttempt(db: Db, id: string, workerId: string, outcome: AttemptOutcome): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ ...outcome, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'running')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
 /** Drops finished deliveries past the time anyone reads their status (results are kept 24 hours). */
 export async function pruneFinished(db: Db, olderThan: number): Promise<number> {
   const result = await db.deleteFrom('webhook_deliveries').where('status', 'in', ['delivered', 'failed']).where('created_at', '<', olderThan).executeTakeFirst()

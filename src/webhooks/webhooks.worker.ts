@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Services } from '../deps.ts'
+import { endLease } from '../jobs/jobs.store.ts'
 import { type JobContext, type JobKind, startJobRunner, wakeJobs } from '../jobs/runner.ts'
 import { metrics } from '../metrics/metrics.ts'
 import type { AddressPolicy } from '../net/address-policy.ts'
@@ -7,7 +8,7 @@ import type { WebhookDeliveryRow } from '../store/schema.ts'
 import { sendWebhook } from './webhook.deliver.ts'
 import { webhookHeaders } from './webhook.sign.ts'
 import { ensureWebhookSecret, unsealWebhookSecret, WEBHOOK_JOB } from './webhooks.service.ts'
-import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings, finishAttempt } from './webhooks.store.ts'
+import { type AttemptOutcome, DELIVERIES, findDelivery, findWebhookSettings } from './webhooks.store.ts'
 
 /** Up to 8 attempts in total, each answered with a 2xx within 10 seconds. */
 export const WEBHOOK_MAX_ATTEMPTS = 8
@@ -59,7 +60,9 @@ export function webhookJobKind(services: WebhookServices, log: FastifyBaseLogger
     const row = await findDelivery(store.db, id)
     if (!row || row.lease_owner !== ctx.workerId) return
     const outcome = await runAttempt(row)
-    if (!(await finishAttempt(store.db, id, ctx.workerId, outcome))) {
+    // The outcome and the lease's end in one statement, fenced on the lease: a stale worker cannot
+    // overwrite a newer attempt.
+    if (!(await endLease(store.db, DELIVERIES, id, ctx.workerId, outcome))) {
       log.warn({ delivery: id }, 'webhook lease lost before the attempt was recorded; another worker owns it now')
       return
     }

@@ -459,7 +459,7 @@ export interface paths {
   "/compat/tavily/search": {
     /**
      * Tavily-compatible search
-     * @description Tavily's POST /search. topic general and finance are /v1/search, topic news /v1/news, billed as those (1 credit per page of 10; max_results over 10 is two pages). include_raw_content and search_depth advanced read the result pages (+1 credit per page read); include_images is a /v1/images call; include_answer is extractive (BM25 over the results), never a model's.
+     * @description Tavily's POST /search. topic general and finance are /v1/search, topic news /v1/news, billed as those (1 credit per page of 10; max_results over 10 is two pages). include_raw_content and search_depth advanced read the result pages (+1 credit per page read); include_images is a /v1/images call; include_answer is the operator's model's answer citing the results when one is configured (+1 model call), else extractive (BM25 over the results).
      */
     post: operations["tavilySearch"];
   };
@@ -1448,7 +1448,7 @@ export interface components {
     TavilySearchResponse: {
       query: string;
       follow_up_questions: null;
-      /** @description with include_answer: an extractive answer (never written by a model), or null */
+      /** @description with include_answer: the operator's model's answer citing results as [n] (results[n-1]) when one is configured, else an extractive one; or null */
       answer: string | null;
       /** @description with include_images: image URLs, or {url, description} with include_image_descriptions */
       images: (string | {
@@ -10867,7 +10867,7 @@ export interface operations {
   };
   /**
    * Tavily-compatible search
-   * @description Tavily's POST /search. topic general and finance are /v1/search, topic news /v1/news, billed as those (1 credit per page of 10; max_results over 10 is two pages). include_raw_content and search_depth advanced read the result pages (+1 credit per page read); include_images is a /v1/images call; include_answer is extractive (BM25 over the results), never a model's.
+   * @description Tavily's POST /search. topic general and finance are /v1/search, topic news /v1/news, billed as those (1 credit per page of 10; max_results over 10 is two pages). include_raw_content and search_depth advanced read the result pages (+1 credit per page read); include_images is a /v1/images call; include_answer is the operator's model's answer citing the results when one is configured (+1 model call), else extractive (BM25 over the results).
    */
   tavilySearch: {
     requestBody: {
@@ -10916,7 +10916,7 @@ export interface operations {
           start_date?: string;
           /** @description YYYY-MM-DD: only results published until then */
           end_date?: string;
-          /** @description an extractive answer: the sentence of the results (basic, true) or the three sentences (advanced) that best match the query, by BM25; never written by a model; null when nothing matches */
+          /** @description with the operator's model (TRAWL_LLM_URL): a short answer it writes from the results' content (basic, true: up to 3 sentences; advanced: up to 8), each sentence citing [n] = results[n-1], +1 model call; without one, or when the call fails (not billed): extractive, the sentence (basic, true) or three sentences (advanced) of the results that best match the query by BM25; null when nothing answers */
           include_answer?: boolean | ("basic" | "advanced");
           /** @description read each result page (+1 credit per page read, at most 10) and return it as Markdown in raw_content, up to 4,000 tokens */
           include_raw_content?: boolean | ("markdown" | "text");

@@ -8,7 +8,7 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage, PeopleAlsoAsk, RelatedSearch, Sitelink } from '../engine.types.ts'
 import { loadPage } from '../parse/html.ts'
-import { qualityOf } from '../parse/quality.ts'
+import { readEach } from '../parse/quality.ts'
 import { domainOf } from '../parse/text.ts'
 import { BING_PAGE_SIZE } from './bing.request.ts'
 import { bingText, lastCount, unwrapBingLink } from './bing.util.ts'
@@ -26,20 +26,13 @@ export function parseBingSearch(html: string, opts: BingParseOptions = {}): Pars
   const total = totalOf($)
   const base = (page: ParsedSearchPage): ParsedSearchPage => (total !== undefined ? { ...page, total_results: total } : page)
 
-  const items = organicItems($)
-  const results: OrganicResult[] = []
-  let failed = 0
-  for (const item of items) {
-    const r = readResult($, item, results.length + 1)
-    if (r) results.push(r)
-    else failed++
-  }
+  const { results, parse_quality } = readEach(organicItems($), (item, position) => readResult($, item, position))
 
   // Bing answers a page it will not serve (past the end, or quietly rate limited) with page 1.
   // Those are not the asked-for results, so the page is reported as having none.
   if ((opts.offset ?? 0) >= BING_PAGE_SIZE && results.length && showsFirstPage($)) return base({ results: [], parse_quality: 'empty' })
 
-  const page: ParsedSearchPage = { results, parse_quality: qualityOf(results.length, failed) }
+  const page: ParsedSearchPage = { results, parse_quality }
   // Bing's "There are no results for …" (`.b_no`) does not set saysNoResults: Bing shows it to
   // clients it quietly throttles too (saved pages for popular queries carry it), so a run of empty
   // Bing pages still counts towards drift and `auto` moves on.

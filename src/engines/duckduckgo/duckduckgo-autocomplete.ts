@@ -5,8 +5,8 @@
  */
 
 import type { AutocompleteSuggestion, VerticalPage, VerticalRequest } from '../engine.types.ts'
-import { confirmEmpty } from '../parse/quality.ts'
-import type { EngineVertical } from '../provider.types.ts'
+import { oneFetchVertical } from '../fetch-route.ts'
+import { jsonSuggestionsPage } from '../parse/suggestions.ts'
 import { detectDuckDuckGoAutocompleteBlock } from './duckduckgo.block.ts'
 import { acceptLanguage, DDG_USER_AGENT, regionOf } from './duckduckgo.request.ts'
 
@@ -31,23 +31,7 @@ export function buildDuckDuckGoAutocompleteRequest(req: VerticalRequest): { url:
 
 /** The suggestions in DuckDuckGo's order, without duplicates; a body that is not JSON has none. */
 export function parseDuckDuckGoAutocomplete(body: string): VerticalPage<AutocompleteSuggestion> {
-  let data: unknown
-  try {
-    data = JSON.parse(body)
-  } catch {
-    return { results: [], parse_quality: body.trim() ? 'partial' : 'empty' }
-  }
-  const values = phrasesOf(data)
-  if (!values) return { results: [], parse_quality: 'partial' }
-  const seen = new Set<string>()
-  const results: AutocompleteSuggestion[] = []
-  for (const raw of values) {
-    const value = raw.replace(/\s+/g, ' ').trim()
-    if (!value || seen.has(value)) continue
-    seen.add(value)
-    results.push({ value })
-  }
-  return confirmEmpty({ results, parse_quality: results.length ? 'ok' : 'empty' })
+  return jsonSuggestionsPage(body, phrasesOf, (raw) => raw.replace(/\s+/g, ' ').trim())
 }
 
 /** `[{phrase}]` or `["q",[…]]`; undefined for any other shape. */
@@ -60,10 +44,6 @@ function phrasesOf(data: unknown): string[] | undefined {
   return undefined
 }
 
-export const duckDuckGoAutocomplete: EngineVertical<AutocompleteSuggestion> = {
-  async run(req, fetch) {
-    const { url, headers } = buildDuckDuckGoAutocompleteRequest(req)
-    const { body } = await fetch(url, headers, detectDuckDuckGoAutocompleteBlock)
-    return parseDuckDuckGoAutocomplete(body)
-  },
-}
+export const duckDuckGoAutocomplete = oneFetchVertical<AutocompleteSuggestion>(buildDuckDuckGoAutocompleteRequest, detectDuckDuckGoAutocompleteBlock, (body) =>
+  parseDuckDuckGoAutocomplete(body),
+)

@@ -95,3 +95,13 @@ function hasOutboundLink(body: string): boolean {
   }
   return false
 }
+
+/**
+ * The "enable JavaScript" shell a vertical is sent instead of its page: it points at Google's
+ * enablejs retry endpoint and holds none of `markers` (what the vertical's real pages carry, even
+ * one with no results, which is answered as empty rather than blocked).
+ */
+export function isEnableJsShell(body: string, markers: RegExp): boolean {
+  if (!body || markers.test(body)) return false
+  return /\/httpservice\/retry\/enablejs|please enable javascript|enable javascript to continue/i.test(body)
+}

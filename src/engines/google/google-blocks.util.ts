@@ -3,7 +3,7 @@ import type { CheerioAPI } from 'cheerio'
 import type { AnyNode, Element } from 'domhandler'
 import { documentOf, domIndex } from '../parse/dom-index.ts'
 import { normText, trimmedLength } from '../parse/text.ts'
-import { isElement, textOf } from './google-dom.util.ts'
+import { isElement, remembered, textOf } from './google-dom.util.ts'
 
 const BLOCK = new Set(['div', 'p', 'ul', 'ol', 'li', 'table', 'tr', 'td', 'h1', 'h2', 'h3', 'h4', 'section'])
 
@@ -147,14 +147,10 @@ export function bestTextBlock($: CheerioAPI, scope: Element, skip: (el: Element)
 export function searchQueryOf(href: string | undefined): string | undefined {
   if (!href) return undefined
   // Related-search regions are looked for around every label's ancestors: the same links again.
-  if (queryCache.has(href)) return queryCache.get(href)
-  if (queryCache.size >= 5000) queryCache.clear()
-  const query = readSearchQuery(href)
-  queryCache.set(href, query)
-  return query
+  return rememberedSearchQuery(href)
 }
 
-const queryCache = new Map<string, string | undefined>()
+const rememberedSearchQuery = remembered(readSearchQuery)
 
 function readSearchQuery(href: string): string | undefined {
   try {

@@ -181,18 +181,26 @@ export function isGoogleInternal(url: string): boolean {
  * Google UI links (other verticals, place pages, "more results") unless they are `/url` redirects.
  */
 export function resultUrl(href: string | undefined | null): string | null {
-  // A page asks about the same links many times (each reader, each candidate region); URL
-  // parsing is the expensive part, and the answer depends on the string alone.
-  const key = href ?? ''
-  const hit = resultUrlCache.get(key)
-  if (hit !== undefined) return hit
-  if (resultUrlCache.size >= 5000) resultUrlCache.clear()
-  const url = readResultUrl(key)
-  resultUrlCache.set(key, url)
-  return url
+  // A page asks about the same links many times (each reader, each candidate region).
+  return rememberedResultUrl(href ?? '')
 }
 
-const resultUrlCache = new Map<string, string | null>()
+/**
+ * `read` with its answers remembered, up to 5,000 inputs (then all forgotten at once): for link
+ * readers whose answer depends on the string alone and costs a URL parse.
+ */
+export function remembered<T>(read: (s: string) => T): (s: string) => T {
+  const answers = new Map<string, T>()
+  return (s) => {
+    if (answers.has(s)) return answers.get(s) as T
+    if (answers.size >= 5000) answers.clear()
+    const answer = read(s)
+    answers.set(s, answer)
+    return answer
+  }
+}
+
+const rememberedResultUrl = remembered(readResultUrl)
 
 function readResultUrl(href: string): string | null {
   const raw = href.trim()

@@ -61,7 +61,7 @@ export function buildGoogleSearchRequest(req: SearchRequest, start = req.offset 
 }
 
 /** `time` as `qdr:<unit>`, joined with a caller's raw `tbs`; undefined when neither is set. */
-export function tbsOf(req: SearchRequest): string | undefined {
+export function tbsOf(req: Pick<SearchRequest, 'time' | 'tbs'>): string | undefined {
   const tbs = [req.time ? TIME_RANGE[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
   return tbs.length ? tbs.join(',') : undefined
 }

@@ -1,11 +1,12 @@
 /**
- * Pieces the Google image, video and news verticals share: the basic-layout request headers,
- * time filters, and turning a parsed list into the requested page (domain filters, num, positions).
+ * Pieces the Google image, video and news verticals share: the basic-layout request, and turning
+ * a parsed list into the requested page (domain filters, num, positions).
  */
 
 import { acceptLanguage } from '../accept-language.ts'
-import { keepDomains as keepDomainsOf } from '../domain-filter.ts'
+import { compileSiteOperators, keepDomains as keepDomainsOf } from '../domain-filter.ts'
 import type { VerticalRequest } from '../engine.types.ts'
+import { type GoogleRequest, lrCode } from './google-search.url.ts'
 
 // Whoogle's choice for the no-JS layout: Google serves the basic page (the one our image and
 // video captures show) to Opera Mobile on Presto, and that browser sends no client hints.
@@ -22,18 +23,27 @@ export function basicLayoutHeaders(language: string): Record<string, string> {
   }
 }
 
-export const TIME_TBS: Record<NonNullable<VerticalRequest['time']>, string> = {
-  hour: 'qdr:h',
-  day: 'qdr:d',
-  week: 'qdr:w',
-  month: 'qdr:m',
-  year: 'qdr:y',
-}
-
-/** `time` as qdr joined with a raw `tbs`, or undefined when neither is set. */
-export function tbsOf(req: VerticalRequest): string | undefined {
-  const parts = [req.time ? TIME_TBS[req.time] : undefined, req.tbs?.trim() || undefined].filter(Boolean)
-  return parts.length ? parts.join(',') : undefined
+/**
+ * The basic-layout (gbv=1) search for the vertical `tbm`: the query with its site operators, the
+ * language (also as `lr`: these layouts honour it) and country, then `rest` in order.
+ */
+export function basicLayoutRequest(req: VerticalRequest, tbm: string, rest: [string, string][]): GoogleRequest {
+  const language = req.language ?? 'en'
+  const sites = compileSiteOperators(req.include_domains ?? [], req.exclude_domains ?? [])
+  const q = req.q ?? ''
+  const params: [string, string][] = [
+    ['q', sites ? `${q} ${sites}` : q],
+    ['tbm', tbm],
+    ['gbv', '1'],
+    ['hl', language],
+    ['gl', req.country ?? 'us'],
+    ['lr', `lang_${lrCode(language)}`],
+    ...rest,
+    ['ie', 'UTF-8'],
+    ['oe', 'UTF-8'],
+  ]
+  const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')
+  return { url: `https://www.google.com/search?${query}`, headers: basicLayoutHeaders(language) }
 }
 
 /** Index of the first result of the requested page: page 2 of num=10 starts after 10 results. */

@@ -7,7 +7,7 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { OrganicResult, ParsedSearchPage } from '../engine.types.ts'
 import { loadPage } from '../parse/html.ts'
-import { qualityOf } from '../parse/quality.ts'
+import { readEach } from '../parse/quality.ts'
 import { domainOf, httpUrl, normText } from '../parse/text.ts'
 
 // The marks Mojeek's text is cleaned of: zero-width characters, LRM / RLM and the BOM (a narrower
@@ -16,14 +16,7 @@ const MOJEEK_MARKS = /[\u200b-\u200f\ufeff]/g
 
 export function parseMojeekSearch(html: string): ParsedSearchPage {
   const $ = loadPage(html)
-  const results: OrganicResult[] = []
-  let failed = 0
-  for (const li of $('ul.results-standard > li').toArray()) {
-    const r = readResult($, li, results.length + 1)
-    if (r) results.push(r)
-    else failed++
-  }
-  const page: ParsedSearchPage = { results, parse_quality: qualityOf(results.length, failed) }
+  const page: ParsedSearchPage = readEach($('ul.results-standard > li').toArray(), (li, position) => readResult($, li, position))
   const total = totalOf(normText($('.results-count-container, .top-info').first().text(), MOJEEK_MARKS))
   if (total !== undefined) page.total_results = total
   return page

@@ -18,6 +18,21 @@ export function qualityOf(results: number, failed: number): ParseQuality {
   return failed ? 'partial' : 'ok'
 }
 
+/**
+ * Each element read with `read` (positions from 1 among those read), and the page's quality: the
+ * elements `read` could not make a result of make it partial.
+ */
+export function readEach<E, T>(elements: E[], read: (element: E, position: number) => T | undefined): { results: T[]; parse_quality: ParseQuality } {
+  const results: T[] = []
+  let failed = 0
+  for (const element of elements) {
+    const r = read(element, results.length + 1)
+    if (r) results.push(r)
+    else failed++
+  }
+  return { results, parse_quality: qualityOf(results.length, failed) }
+}
+
 /** The objects of a JSON list read with `read` (positions from 1 among those read), and how many there were. */
 export function readItems<T>(items: unknown[], read: (item: Json, position: number) => T | undefined): { results: T[]; present: number } {
   const results: T[] = []

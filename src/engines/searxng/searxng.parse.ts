@@ -121,17 +121,20 @@ function dateOf(item: Json): string | undefined {
   return date && !Number.isNaN(Date.parse(date)) ? date : undefined
 }
 
+/** A web or news result: its page, then its snippet and date when it has them. */
+function datedResult(item: Json, position: number): OrganicResult | undefined {
+  const base = linked(item)
+  if (!base) return undefined
+  const r: OrganicResult = { position, ...base }
+  const summary = snippet(item.content)
+  if (summary) r.snippet = summary
+  const date = dateOf(item)
+  if (date) r.date = date
+  return r
+}
+
 export function parseSearxngWeb(json: Json): ParsedSearchPage {
-  const { results, quality } = readResults<OrganicResult>(json, (item, position) => {
-    const base = linked(item)
-    if (!base) return undefined
-    const r: OrganicResult = { position, ...base }
-    const summary = snippet(item.content)
-    if (summary) r.snippet = summary
-    const date = dateOf(item)
-    if (date) r.date = date
-    return r
-  })
+  const { results, quality } = readResults(json, datedResult)
   const page: ParsedSearchPage = { results, parse_quality: quality }
   const total = json.number_of_results
   if (typeof total === 'number' && Number.isFinite(total) && total > 0) page.total_results = Math.round(total)
@@ -194,13 +197,8 @@ function knowledgeGraphOf(json: Json): KnowledgeGraph | undefined {
 
 export function parseSearxngNews(json: Json): { results: NewsResult[]; parse_quality: ParseQuality } {
   const { results, quality } = readResults<NewsResult>(json, (item, position) => {
-    const base = linked(item)
-    if (!base) return undefined
-    const r: NewsResult = { position, ...base }
-    const summary = snippet(item.content)
-    if (summary) r.snippet = summary
-    const date = dateOf(item)
-    if (date) r.date = date
+    const r: NewsResult | undefined = datedResult(item, position)
+    if (!r) return undefined
     const source = short(item.source) || short(item.author)
     if (source) r.source = source
     const image = link(item.thumbnail) ?? link(item.img_src)

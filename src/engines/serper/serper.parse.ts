@@ -27,7 +27,7 @@ import type {
 } from '../engine.types.ts'
 // Serper's prices are Google's price texts: the reader of Google's shopping pages reads them.
 import { parsePriceText } from '../google/shopping/price-text.parse.ts'
-import { confirmEmpty } from '../parse/quality.ts'
+import { confirmEmpty, readItems } from '../parse/quality.ts'
 import { arr, domainOf, httpUrl, type Json, obj, plain, str } from '../parse/text.ts'
 import type { VERTICAL_ITEMS } from '../results.schema.ts'
 
@@ -54,14 +54,8 @@ function qualityOf(read: number, present: number): ParseQuality {
 
 /** `json[key]` read item by item, numbered from 1. */
 function readList<T>(json: Json, key: string, read: (item: Json, position: number) => T | undefined): VerticalPage<T> {
-  const items = arr(json[key])
-  const results: T[] = []
-  for (const item of items) {
-    const o = obj(item)
-    const r = o ? read(o, results.length + 1) : undefined
-    if (r) results.push(r)
-  }
-  return confirmEmpty({ results, parse_quality: qualityOf(results.length, items.length) })
+  const { results, present } = readItems(arr(json[key]), read)
+  return confirmEmpty({ results, parse_quality: qualityOf(results.length, present) })
 }
 
 const text = (v: unknown): string | undefined => plain(v) || undefined
@@ -76,12 +70,38 @@ function put<T extends object, K extends keyof T>(out: T, key: K, value: T[K] | 
   if (value !== undefined) out[key] = value
 }
 
+/** A result's title and page with its domain; undefined without either. */
+function linked(item: Json, position: number): { position: number; title: string; link: string; domain: string } | undefined {
+  const link = httpUrl(str(item.link))
+  const title = plain(item.title)
+  if (!link || !title) return undefined
+  return { position, title, link, domain: domainOf(link) }
+}
+
+/** A place as /search's `places[]` and /places list it; `coordinates` only on /places. */
+function readPlace(item: Json, position: number, coordinates: boolean): PlacesResult | undefined {
+  const title = plain(item.title)
+  if (!title) return undefined
+  const p: PlacesResult = { position, title }
+  put(p, 'address', text(item.address))
+  if (coordinates) {
+    put(p, 'latitude', num(item.latitude))
+    put(p, 'longitude', num(item.longitude))
+  }
+  put(p, 'rating', num(item.rating))
+  put(p, 'rating_count', int(item.ratingCount))
+  put(p, 'type', text(item.category) ?? text(item.type))
+  put(p, 'phone_number', text(item.phoneNumber))
+  put(p, 'website', httpUrl(str(item.website)))
+  put(p, 'place_id', text(item.placeId))
+  put(p, 'cid', text(item.cid))
+  return p
+}
+
 export function parseSerperSearch(json: Json): ParsedSearchPage {
   const organic = readList<OrganicResult>(json, 'organic', (item, position) => {
-    const link = httpUrl(str(item.link))
-    const title = plain(item.title)
-    if (!link || !title) return undefined
-    const r: OrganicResult = { position, title, link, domain: domainOf(link) }
+    const r: OrganicResult | undefined = linked(item, position)
+    if (!r) return undefined
     put(r, 'snippet', text(item.snippet))
     put(r, 'date', text(item.date))
     const sitelinks = arr(item.sitelinks)
@@ -107,20 +127,7 @@ export function parseSerperSearch(json: Json): ParsedSearchPage {
     .map((s) => topStoryOf(obj(s)))
     .filter((s): s is TopStory => !!s)
   if (stories.length) page.top_stories = stories
-  const places = readList<LocalPlace>(json, 'places', (item, position) => {
-    const title = plain(item.title)
-    if (!title) return undefined
-    const p: LocalPlace = { position, title }
-    put(p, 'address', text(item.address))
-    put(p, 'rating', num(item.rating))
-    put(p, 'rating_count', int(item.ratingCount))
-    put(p, 'type', text(item.category) ?? text(item.type))
-    put(p, 'phone_number', text(item.phoneNumber))
-    put(p, 'website', httpUrl(str(item.website)))
-    put(p, 'place_id', text(item.placeId))
-    put(p, 'cid', text(item.cid))
-    return p
-  }).results
+  const places = readList<LocalPlace>(json, 'places', (item, position) => readPlace(item, position, false)).results
   if (places.length) page.places = places
   return page
 }
@@ -207,10 +214,8 @@ export function parseSerperImages(json: Json): VerticalPage<ImageResult> {
 
 export function parseSerperNews(json: Json): VerticalPage<NewsResult> {
   return readList<NewsResult>(json, 'news', (item, position) => {
-    const link = httpUrl(str(item.link))
-    const title = plain(item.title)
-    if (!link || !title) return undefined
-    const r: NewsResult = { position, title, link, domain: domainOf(link) }
+    const r: NewsResult | undefined = linked(item, position)
+    if (!r) return undefined
     put(r, 'snippet', text(item.snippet))
     put(r, 'date', text(item.date))
     put(r, 'source', text(item.source))
@@ -221,10 +226,8 @@ export function parseSerperNews(json: Json): VerticalPage<NewsResult> {
 
 export function parseSerperVideos(json: Json): VerticalPage<VideoResult> {
   return readList<VideoResult>(json, 'videos', (item, position) => {
-    const link = httpUrl(str(item.link))
-    const title = plain(item.title)
-    if (!link || !title) return undefined
-    const r: VideoResult = { position, title, link, domain: domainOf(link) }
+    const r: VideoResult | undefined = linked(item, position)
+    if (!r) return undefined
     put(r, 'snippet', text(item.snippet))
     put(r, 'image_url', httpUrl(str(item.imageUrl)))
     put(r, 'duration', text(item.duration))
@@ -236,22 +239,7 @@ export function parseSerperVideos(json: Json): VerticalPage<VideoResult> {
 }
 
 export function parseSerperPlaces(json: Json): VerticalPage<PlacesResult> {
-  return readList<PlacesResult>(json, 'places', (item, position) => {
-    const title = plain(item.title)
-    if (!title) return undefined
-    const r: PlacesResult = { position, title }
-    put(r, 'address', text(item.address))
-    put(r, 'latitude', num(item.latitude))
-    put(r, 'longitude', num(item.longitude))
-    put(r, 'rating', num(item.rating))
-    put(r, 'rating_count', int(item.ratingCount))
-    put(r, 'type', text(item.category) ?? text(item.type))
-    put(r, 'phone_number', text(item.phoneNumber))
-    put(r, 'website', httpUrl(str(item.website)))
-    put(r, 'place_id', text(item.placeId))
-    put(r, 'cid', text(item.cid))
-    return r
-  })
+  return readList<PlacesResult>(json, 'places', (item, position) => readPlace(item, position, true))
 }
 
 export function parseSerperShopping(json: Json, country?: string): VerticalPage<ShoppingResult> {

@@ -13,16 +13,15 @@ export class UnsupportedEncodingError extends Error {}
 /** Only what we can decode: a server must not pick zstd for us. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br'
 
+/** A response body as the transports give it: chunks, and a way to stop reading. */
+type BodyStream = AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown }
+type ResponseHeaders = Record<string, string | string[] | undefined>
+
 /**
  * Reads, decompresses and decodes a response body. The cap applies to the bytes on the wire and
  * again to the decompressed bytes, so a small gzip bomb cannot expand past it.
  */
-export async function readTextBody(
-  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
-  headers: Record<string, string | string[] | undefined>,
-  maxBytes: number,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function readTextBody(body: BodyStream, headers: ResponseHeaders, maxBytes: number, signal?: AbortSignal): Promise<string> {
   return decodeText(await readBody(body, headers, maxBytes, signal), header(headers, 'content-type'))
 }
 
@@ -31,12 +30,7 @@ export async function readTextBody(
  * we cannot undo, is refused before the body is read; decoding streams through node:zlib off the
  * event loop (body-decode.ts) and stops when `signal` (the request's deadline) does.
  */
-export async function readBody(
-  body: AsyncIterable<Buffer | Uint8Array> & { destroy(err?: Error): unknown },
-  headers: Record<string, string | string[] | undefined>,
-  maxBytes: number,
-  signal?: AbortSignal,
-): Promise<Buffer> {
+export async function readBody(body: BodyStream, headers: ResponseHeaders, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
   const codings = contentCodings(header(headers, 'content-encoding'))
   const tooMany = tooManyCodings(codings, 'response')
   const unsupported = unsupportedCoding(codings)
@@ -107,7 +101,7 @@ function abandon(body: { destroy(err?: Error): unknown }) {
   body.destroy()
 }
 
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+function header(headers: ResponseHeaders, name: string): string | undefined {
   const v = headers[name]
   return Array.isArray(v) ? v.join(', ') : v
 }

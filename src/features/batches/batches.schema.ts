@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { webhookUrl } from '../../params/job.params.ts'
 import { BATCH_ENDPOINTS } from './batches.endpoints.ts'
 
 /** A batch holds 1 to 100 requests (docs/batches.md). */
@@ -22,13 +23,7 @@ export const BatchParams = z.strictObject({
     .min(1, sizeMessage)
     .max(MAX_BATCH_REQUESTS, `requests may hold at most ${MAX_BATCH_REQUESTS} requests per batch; send more with several batches`)
     .describe('1 to 100 objects with the same fields as the realtime endpoint; each is validated on its own'),
-  webhook_url: z
-    .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })
-    .max(2048, 'webhook_url must be at most 2,048 characters')
-    .optional()
-    .describe('receives one signed batch.completed per finished job; default: the account webhook'),
+  webhook_url: webhookUrl.optional().describe('receives one signed batch.completed per finished job; default: the account webhook'),
 })
 
 export type BatchParams = z.infer<typeof BatchParams>
-
-export const BatchIdParams = z.strictObject({ id: z.string().min(1).max(64) })

@@ -6,6 +6,7 @@ import { PRICES } from '../../billing/prices.ts'
 import type { AppDeps } from '../../deps.ts'
 import { ApiError, isApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import { countActiveJobs } from '../../jobs/jobs.store.ts'
 import { wakeJobs } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import type { BatchJobRow } from '../../store/schema.ts'
@@ -13,7 +14,7 @@ import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import { BATCH_ENDPOINT_TABLE, type BatchEndpoint } from './batches.endpoints.ts'
 import type { BatchJob } from './batches.response.ts'
 import type { BatchParams } from './batches.schema.ts'
-import { countActiveBatchJobs, findBatchJob, insertBatchJobs } from './batches.store.ts'
+import { findBatchJob, insertBatchJobs } from './batches.store.ts'
 
 /** The job kind's name: what `wakeJobs(signals, BATCH_JOB)` wakes. */
 export const BATCH_JOB = 'batch'
@@ -110,7 +111,7 @@ export async function createBatch(deps: AppDeps, auth: AuthContext, params: Batc
     balanceMc = await deps.store.transaction(async (tx) => {
       const account = await lockAccount(tx, auth.accountId)
       if (!account) throw new ApiError('unauthorized', 'API key belongs to a deleted account')
-      const active = await countActiveBatchJobs(tx, auth.accountId)
+      const active = await countActiveJobs(tx, 'batch_jobs', auth.accountId)
       if (active + rows.length > MAX_ACTIVE_BATCH_JOBS) {
         throw new ApiError(
           'rate_limited',

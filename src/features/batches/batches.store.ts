@@ -1,3 +1,4 @@
+import { LEASE_COLUMNS, recentJobs } from '../../jobs/jobs.store.ts'
 import type { Db, Tx } from '../../store/database.ts'
 import type { BatchJobRow } from '../../store/schema.ts'
 
@@ -23,69 +24,28 @@ export async function jobsOfBatch(db: Db, accountId: string, batchId: string) {
   return rows.sort((a, b) => index(a.request_id) - index(b.request_id))
 }
 
+/** Every column of a list row: all but the result. */
+const BATCH_JOB_LIST_COLUMNS = [
+  'id',
+  'batch_id',
+  'account_id',
+  'key_id',
+  'request_id',
+  'endpoint',
+  'request',
+  ...LEASE_COLUMNS,
+  'error',
+  'credits_charged_mc',
+  'credits_used_mc',
+  'webhook_url',
+  'webhook_delivery_id',
+  'created_at',
+  'completed_at',
+  'expires_at',
+] as const
+
 /** The account's jobs, newest first, without their results. */
-export async function recentBatchJobs(db: Db, accountId: string, limit: number) {
-  const rows = await db
-    .selectFrom('batch_jobs')
-    .select([
-      'id',
-      'batch_id',
-      'account_id',
-      'key_id',
-      'request_id',
-      'endpoint',
-      'request',
-      'status',
-      'run_at',
-      'lease_owner',
-      'lease_expires_at',
-      'attempts',
-      'error',
-      'credits_charged_mc',
-      'credits_used_mc',
-      'webhook_url',
-      'webhook_delivery_id',
-      'created_at',
-      'completed_at',
-      'expires_at',
-    ])
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute()
-  return rows.map((r) => ({ ...r, result: null }))
-}
-
-/** Jobs of the account still waiting or in flight (at most 10,000 per account). */
-export async function countActiveBatchJobs(db: Db | Tx, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('batch_jobs')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('status', 'in', ['queued', 'running'])
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-/**
- * Writes a running job's next state only while `workerId` still holds its lease; false when the
- * lease was lost (another worker took the job over), so the caller's transaction must roll back.
- */
-export async function updateLeasedBatchJob(
-  tx: Tx,
-  id: string,
-  workerId: string,
-  patch: Partial<Omit<BatchJobRow, 'id' | 'account_id' | 'key_id' | 'batch_id'>>,
-): Promise<boolean> {
-  const result = await tx
-    .updateTable('batch_jobs')
-    .set(patch)
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'running')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
+export const recentBatchJobs = (db: Db, accountId: string, limit: number) => recentJobs(db, 'batch_jobs', accountId, limit, BATCH_JOB_LIST_COLUMNS)
 
 /**
  * Whether every job of the batch has ended having used nothing, so that the batch's one charge has

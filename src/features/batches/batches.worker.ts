@@ -5,13 +5,14 @@ import { toCredits } from '../../billing/money.ts'
 import { PRICES } from '../../billing/prices.ts'
 import type { AppDeps } from '../../deps.ts'
 import { ApiError, isApiError } from '../../errors.ts'
-import { type JobContext, type JobKind, wakeJobs } from '../../jobs/runner.ts'
+import { endLease } from '../../jobs/jobs.store.ts'
+import { type JobContext, type JobKind, requestQueuedTiming, wakeJobs } from '../../jobs/runner.ts'
 import type { BatchJobRow } from '../../store/schema.ts'
 import { enqueueWebhook, WEBHOOK_JOB } from '../../webhooks/webhooks.service.ts'
 import { authForKeyId } from '../accounts/accounts.service.ts'
 import { BATCH_ENDPOINT_TABLE, type BatchEndpoint } from './batches.endpoints.ts'
 import { BATCH_JOB, BATCH_LEDGER_ENDPOINT, BATCH_RESULT_TTL_MS } from './batches.service.ts'
-import { batchUsedNothing, findBatchJobById, setBatchJobDelivery, updateLeasedBatchJob } from './batches.store.ts'
+import { batchUsedNothing, findBatchJobById, setBatchJobDelivery } from './batches.store.ts'
 
 /**
  * Jobs in flight at once in one process: enough to hide upstream latency (about 1 s a search:
@@ -80,9 +81,7 @@ export function batchJobKind(deps: AppDeps): JobKind {
     const backoff = RETRY_DELAYS_MS[Math.min(row.attempts, RETRY_DELAYS_MS.length) - 1] ?? RETRY_DELAYS_MS[0]!
     const retryAfterMs = isApiError(err) ? Math.min((err.opts.retryAfterSeconds ?? 0) * 1000, 120_000) : 0
     const delay = Math.max(backoff, retryAfterMs)
-    const requeued = await store.transaction((tx) =>
-      updateLeasedBatchJob(tx, row.id, ctx.workerId, { status: 'queued', run_at: Date.now() + delay, lease_owner: null, lease_expires_at: null }),
-    )
+    const requeued = await store.transaction((tx) => endLease(tx, 'batch_jobs', row.id, ctx.workerId, { status: 'queued', run_at: Date.now() + delay }))
     if (!requeued) return
     log.info({ batch_job: row.id, attempt: row.attempts, error: jobErrorOf(err), ...(!isApiError(err) && { err }) }, 'batch job failed; retrying')
     // The poll would find it too; this keeps a short backoff punctual.
@@ -99,15 +98,13 @@ export function batchJobKind(deps: AppDeps): JobKind {
     const error = done ? null : final.error
     try {
       const delivery = await store.transaction(async (tx) => {
-        const fenced = await updateLeasedBatchJob(tx, row.id, ctx.workerId, {
+        const fenced = await endLease(tx, 'batch_jobs', row.id, ctx.workerId, {
           status,
           result: done ? final.outcome.result : null,
           error: error ? JSON.stringify(error) : null,
           credits_used_mc: usedMc,
           completed_at: now,
           expires_at: now + BATCH_RESULT_TTL_MS,
-          lease_owner: null,
-          lease_expires_at: null,
         })
         if (!fenced) throw new LeaseLost()
         const unused = row.credits_charged_mc - usedMc
@@ -156,9 +153,7 @@ export function batchJobKind(deps: AppDeps): JobKind {
     name: BATCH_JOB,
     table: 'batch_jobs',
     concurrency: BATCH_JOBS_PER_WORKER,
-    leaseMs: config.jobLeaseMs,
-    // Looked for at least every 5 s; the POST that queues jobs wakes this process at once.
-    pollMs: Math.min(config.schedulerPollMs, 5000),
+    ...requestQueuedTiming(config),
     run: execute,
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { webhookUrl } from '../../params/job.params.ts'
 import { maxTokens, renderMode } from '../../params/page.params.ts'
-import { flag, maxAge } from '../../params/search.params.ts'
+import { flag, intBetween, maxAge } from '../../params/search.params.ts'
 import { pathPatterns, sitemapMode, siteUrl } from '../../params/site.params.ts'
 
 /** POST /v1/crawl (docs/crawl.md). */
@@ -13,13 +14,7 @@ export const CrawlParams = z.strictObject({
     .max(1000, 'limit must be between 1 and 1,000')
     .optional()
     .describe('pages to read, 1 to 1,000 (default 25); this many credits are reserved'),
-  max_depth: z
-    .number({ error: 'max_depth must be an integer between 0 and 10' })
-    .int('max_depth must be an integer between 0 and 10')
-    .min(0, 'max_depth must be between 0 and 10')
-    .max(10, 'max_depth must be between 0 and 10')
-    .optional()
-    .describe('link hops, 0 to 10 (default 2); sitemap pages count as 1'),
+  max_depth: intBetween('max_depth', 0, 10).optional().describe('link hops, 0 to 10 (default 2); sitemap pages count as 1'),
   include_paths: pathPatterns('include_paths').optional().describe('follow only matching URL paths'),
   exclude_paths: pathPatterns('exclude_paths').optional().describe('never follow matching URL paths'),
   include_subdomains: flag('include_subdomains').optional(),
@@ -37,13 +32,7 @@ export const CrawlParams = z.strictObject({
   max_tokens: maxTokens.optional(),
   max_age: maxAge.optional().describe('accept cached pages up to this many seconds old, 0.5 credit each'),
   render: renderMode.optional(),
-  webhook_url: z
-    .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })
-    .max(2048, 'webhook_url must be at most 2,048 characters')
-    .optional()
-    .describe('receives the signed crawl.completed event; default: the account webhook'),
+  webhook_url: webhookUrl.optional().describe('receives the signed crawl.completed event; default: the account webhook'),
 })
 
 export type CrawlParams = z.infer<typeof CrawlParams>
-
-export const CrawlIdParams = z.strictObject({ id: z.string().min(1).max(64) })

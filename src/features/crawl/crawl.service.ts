@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { lockAccount } from '../../billing/credits.store.ts'
-import { charge, payerOf, refund } from '../../billing/credits.ts'
+import { charge, payerOf } from '../../billing/credits.ts'
+import { cancelBeforeStart, queuedHeldJob } from '../../billing/held-job.ts'
 import { toMc } from '../../billing/money.ts'
 import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import { countActiveJobs } from '../../jobs/jobs.store.ts'
 import { type JobQueue, wakeJobs } from '../../jobs/runner.ts'
 import type { Store } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../webhooks/webhooks.service.ts'
 import type { CrawlParams } from './crawl.schema.ts'
-import { cancelQueuedCrawl, countActiveCrawls, crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
+import { crawlPageBatches, crawlPagesJson, findCrawl, insertCrawl, listActiveCrawls, updateCrawl } from './crawl.store.ts'
 import { CRAWL_JOB, CRAWL_RESULT_TTL_MS, type CrawlRequest, normaliseCrawl } from './crawl.types.ts'
 import { crawlJsonFrame, toCrawlView } from './crawl.view.ts'
 
@@ -26,36 +27,12 @@ const tooManyCrawls = () =>
 export async function startCrawl({ store, signals }: JobQueue, auth: AuthContext, params: CrawlParams, requestId: string) {
   const request = normaliseCrawl(params)
   const reservedMc = toMc(request.limit)
-  const now = Date.now()
-  const row: CrawlRow = {
-    id: randomUUID(),
-    account_id: auth.accountId,
-    key_id: auth.keyId,
-    request_id: requestId,
-    request: JSON.stringify(request),
-    status: 'queued',
-    run_at: now,
-    lease_owner: null,
-    lease_expires_at: null,
-    attempts: 0,
-    cancel_requested: 0,
-    progress: null,
-    result: null,
-    error: null,
-    credits_reserved_mc: reservedMc,
-    credits_used_mc: 0,
-    webhook_url: params.webhook_url ?? null,
-    webhook_delivery_id: null,
-    created_at: now,
-    started_at: null,
-    completed_at: null,
-    expires_at: null,
-  }
+  const row: CrawlRow = { ...queuedHeldJob({ auth, requestId, request, reservedMc, webhookUrl: params.webhook_url }), progress: null }
   // One transaction under the account lock: the cap check, the debit and the row stand or fall
   // together, and simultaneous POSTs cannot both take the 20th place.
   const balanceMc = await store.transaction(async (tx) => {
     await lockAccount(tx, auth.accountId)
-    if ((await countActiveCrawls(tx, auth.accountId)) >= MAX_ACTIVE_CRAWLS) throw tooManyCrawls()
+    if ((await countActiveJobs(tx, 'crawls', auth.accountId)) >= MAX_ACTIVE_CRAWLS) throw tooManyCrawls()
     const balance = await charge(store, payerOf(auth), reservedMc, requestId, '/v1/crawl', tx)
     await insertCrawl(tx, row)
     return balance
@@ -129,23 +106,7 @@ export async function getCrawlBody(store: Store, accountId: string, id: string):
  */
 export async function cancelCrawl({ store, signals }: JobQueue, accountId: string, id: string) {
   const row = await visibleCrawl(store, accountId, id)
-  if (row.status === 'queued') {
-    const now = Date.now()
-    const canceled = await cancelQueuedCrawl(store.db, id, {
-      completed_at: now,
-      expires_at: now + CRAWL_RESULT_TTL_MS,
-      error: JSON.stringify({ code: 'canceled', message: 'canceled before it started' }),
-    })
-    if (canceled) {
-      await refund(store, { accountId, keyId: row.key_id }, row.credits_reserved_mc - row.credits_used_mc, {
-        at: row.created_at,
-        requestId: row.request_id,
-        endpoint: '/v1/crawl',
-        wholeCharge: row.credits_used_mc === 0,
-      })
-      return getCrawl(store, accountId, id)
-    }
-  }
+  if (row.status === 'queued' && (await cancelBeforeStart(store, 'crawls', row, '/v1/crawl', CRAWL_RESULT_TTL_MS))) return getCrawl(store, accountId, id)
   if (row.status === 'queued' || row.status === 'running') {
     await updateCrawl(store.db, id, { cancel_requested: 1 })
     // The worker running it may be in another process: tell every process now.

@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3'
 import { sql } from 'kysely'
+import { LEASE_COLUMNS, recentJobs } from '../../jobs/jobs.store.ts'
 import type { Db, Store, Tx } from '../../store/database.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 
@@ -12,16 +13,6 @@ export const findCrawl = (db: Db | Tx, accountId: string, id: string) =>
 
 export const findCrawlById = (db: Db | Tx, id: string) => db.selectFrom('crawls').selectAll().where('id', '=', id).executeTakeFirst()
 
-export async function countActiveCrawls(db: Db | Tx, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('crawls')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('status', 'in', ['queued', 'running'])
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
 /** The account's queued and running crawls, oldest first (at most 20 can be: the per-account cap). */
 export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
   db
@@ -32,39 +23,29 @@ export const listActiveCrawls = (db: Db | Tx, accountId: string) =>
     .orderBy('created_at')
     .execute()
 
+/** Every column of a list row: all but the result. */
+const CRAWL_LIST_COLUMNS = [
+  'id',
+  'account_id',
+  'key_id',
+  'request_id',
+  'request',
+  ...LEASE_COLUMNS,
+  'cancel_requested',
+  'progress',
+  'error',
+  'credits_reserved_mc',
+  'credits_used_mc',
+  'webhook_url',
+  'webhook_delivery_id',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'expires_at',
+] as const
+
 /** The account's crawls, newest first, without their (large) result: a list shows progress, the detail call the result. */
-export async function recentCrawls(db: Db, accountId: string, limit: number) {
-  const rows = await db
-    .selectFrom('crawls')
-    .select([
-      'id',
-      'account_id',
-      'key_id',
-      'request_id',
-      'request',
-      'status',
-      'run_at',
-      'lease_owner',
-      'lease_expires_at',
-      'attempts',
-      'cancel_requested',
-      'progress',
-      'error',
-      'credits_reserved_mc',
-      'credits_used_mc',
-      'webhook_url',
-      'webhook_delivery_id',
-      'created_at',
-      'started_at',
-      'completed_at',
-      'expires_at',
-    ])
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute()
-  return rows.map((r) => ({ ...r, result: null }))
-}
+export const recentCrawls = (db: Db, accountId: string, limit: number) => recentJobs(db, 'crawls', accountId, limit, CRAWL_LIST_COLUMNS)
 
 export const updateCrawl = (db: Db | Tx, id: string, patch: Partial<CrawlRow>) => db.updateTable('crawls').set(patch).where('id', '=', id).execute()
 
@@ -89,44 +70,6 @@ export const requeueLeasedCrawl = (db: Db | Tx, id: string, workerId: string, no
     .where('id', '=', id)
     .where('lease_owner', '=', workerId)
     .execute()
-
-/**
- * Cancels a crawl that is still queued; false when it is not (a worker may have claimed it a
- * moment ago), so only one of them ends it and the refund is made once.
- */
-export async function cancelQueuedCrawl(db: Db | Tx, id: string, patch: Pick<CrawlRow, 'completed_at' | 'expires_at' | 'error'>): Promise<boolean> {
-  const result = await db
-    .updateTable('crawls')
-    .set({ status: 'canceled', ...patch })
-    .where('id', '=', id)
-    .where('status', '=', 'queued')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
-/**
- * Ends a running crawl for the worker that still holds its lease, and returns the row as ended;
- * null when the lease was lost (the caller writes nothing else). It is the first statement of the
- * ending transaction: on PostgreSQL it locks the row until the commit, so a takeover's claim skips
- * it (SKIP LOCKED) and nothing is read before the lock that the refund could be computed from; on
- * SQLite it takes the write lock.
- */
-export async function endLeasedCrawl(
-  tx: Tx,
-  id: string,
-  workerId: string,
-  patch: Pick<CrawlRow, 'status' | 'result' | 'error' | 'progress' | 'completed_at' | 'expires_at'>,
-): Promise<CrawlRow | null> {
-  const row = await tx
-    .updateTable('crawls')
-    .set({ ...patch, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'running')
-    .returningAll()
-    .executeTakeFirst()
-  return row ?? null
-}
 
 /** A read page as a crawl stores it: its JSON as the result lists it, and its place there. */
 export interface StoredCrawlPage {

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { refund } from '../../billing/credits.ts'
+import { refundUnused } from '../../billing/held-job.ts'
 import { toCredits } from '../../billing/money.ts'
 import { CACHE_TTL_MS } from '../../cache/response-cache.ts'
 import type { Services } from '../../deps.ts'
-import type { JobContext, JobKind } from '../../jobs/runner.ts'
+import { endHeldJob } from '../../jobs/jobs.store.ts'
+import { type JobContext, type JobKind, requestQueuedTiming } from '../../jobs/runner.ts'
 import { pathFilter } from '../../params/site.params.ts'
 import { pagePriceMc, readPage } from '../../reader/page-read.ts'
 import { readSitemaps, sitemapStarts } from '../../site/site.discovery.ts'
@@ -12,7 +13,7 @@ import { canonicalUrl, siteKey } from '../../site/urls/url.canonical.ts'
 import type { CrawlRow } from '../../store/schema.ts'
 import { enqueueWebhook } from '../../webhooks/webhooks.service.ts'
 import { type CrawlEnv, type CrawlOutcome, type CrawlProgress, type ReadFailure, type ReadOutcome, runCrawl } from './crawl.runner.ts'
-import { chargeCrawlPage, endLeasedCrawl, findCrawlById, readCancelRequested, requeueLeasedCrawl, saveLeasedProgress, updateCrawl } from './crawl.store.ts'
+import { chargeCrawlPage, findCrawlById, readCancelRequested, requeueLeasedCrawl, saveLeasedProgress, updateCrawl } from './crawl.store.ts'
 import { CRAWL_JOB, CRAWL_RESULT_TTL_MS, type CrawlRequest } from './crawl.types.ts'
 
 // DELETE signals the worker at once where signals reach it (src/signals: one process, or PostgreSQL
@@ -45,9 +46,7 @@ export function crawlJobKind(services: CrawlServices, log: FastifyBaseLogger): J
     name: CRAWL_JOB,
     table: 'crawls',
     concurrency: CRAWLS_PER_WORKER,
-    leaseMs: config.jobLeaseMs,
-    // Crawls are looked for at least every 5 s; the request that queues one wakes this process at once.
-    pollMs: Math.min(config.schedulerPollMs, 5000),
+    ...requestQueuedTiming(config),
     // An interrupted crawl restarts from the beginning: `requeueCrawl` also clears its progress.
     requeueOnStop: false,
     run: (id, ctx) => runCrawlJob(services, log, id, ctx),
@@ -214,7 +213,7 @@ function endStateOf(outcome: CrawlOutcome, canceled: boolean): { status: CrawlRo
 
 /**
  * Final state, refund of the unread reservation and the webhook, in one transaction that starts
- * with the state, written only while this worker holds the lease (endLeasedCrawl): a worker
+ * with the state, written only while this worker holds the lease (endHeldJob): a worker
  * that lost it at the last moment writes nothing, and the refund is computed from the row as
  * locked, so a takeover can never make two workers end the crawl and refund it.
  */
@@ -226,7 +225,7 @@ async function finishCrawl(services: CrawlServices, log: FastifyBaseLogger, job:
   // The pages are in crawl_pages already; crawl.view.ts puts them in the result when it is read.
   const result = { url: request.url, failed: outcome.failed, stats: outcome.stats }
   await store.transaction(async (tx) => {
-    const row = await endLeasedCrawl(tx, id, job.workerId, {
+    const row = await endHeldJob(tx, 'crawls', id, job.workerId, {
       status,
       result: JSON.stringify(result),
       error: error ? JSON.stringify(error) : null,
@@ -244,16 +243,7 @@ async function finishCrawl(services: CrawlServices, log: FastifyBaseLogger, job:
       log.info({ crawl: id }, 'crawl lease lost before it ended; the worker that holds it ends it')
       return
     }
-    const unused = row.credits_reserved_mc - row.credits_used_mc
-    if (unused > 0) {
-      await refund(
-        store,
-        { accountId: row.account_id, keyId: row.key_id },
-        unused,
-        { at: row.created_at, requestId: row.request_id, endpoint: '/v1/crawl', wholeCharge: row.credits_used_mc === 0 },
-        tx,
-      )
-    }
+    await refundUnused(store, row, '/v1/crawl', tx)
     const delivery = await enqueueWebhook(
       services,
       {

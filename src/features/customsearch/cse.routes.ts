@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { sendBilledJson } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import { countTokens } from '../../text/tokens.ts'
 import { CseResponse } from './cse.response.ts'
 import { CseParams } from './cse.schema.ts'
 import { type CseDeps, normaliseCse, runCse } from './cse.service.ts'
@@ -29,10 +28,7 @@ export function cseRoutes(app: FastifyInstance, deps: CseDeps & { usdPerCredit: 
       const selection = params.fields ? parsePartialFields(params.fields) : undefined // a bad selector costs nothing
       const outcome = await runCse(deps, req.auth, normaliseCse(params, req.auth), req.id)
       const body = selection ? applyPartialFields(outcome.body, selection) : outcome.body
-      const payload = JSON.stringify(body, null, params.prettyPrint === false ? undefined : 2)
-      const tokens = countTokens(payload)
-      setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens }, deps.usdPerCredit)
-      return reply.type('application/json; charset=utf-8').send(payload)
+      return sendBilledJson(req, reply, JSON.stringify(body, null, params.prettyPrint === false ? undefined : 2), outcome, deps.usdPerCredit)
     },
   )
 }

@@ -10,20 +10,8 @@ export const CseParams = z
   .strictObject({
     q: p.q.describe('the query'),
     cx: z.string().max(256, 'cx must be at most 256 characters').optional().describe('accepted and echoed; Trawl searches the whole web'),
-    num: z
-      .number({ error: 'num must be an integer between 1 and 10' })
-      .int('num must be an integer between 1 and 10')
-      .min(1, 'num must be between 1 and 10')
-      .max(10, 'num must be between 1 and 10')
-      .optional()
-      .describe('1 to 10 results (default 10)'),
-    start: z
-      .number({ error: 'start must be an integer between 1 and 100' })
-      .int('start must be an integer between 1 and 100')
-      .min(1, 'start must be between 1 and 100')
-      .max(100, 'start must be between 1 and 100')
-      .optional()
-      .describe('1-based index of the first result (default 1); start + num - 1 may not pass 100'),
+    num: p.intBetween('num', 1, 10).optional().describe('1 to 10 results (default 10)'),
+    start: p.intBetween('start', 1, 100).optional().describe('1-based index of the first result (default 1); start + num - 1 may not pass 100'),
     gl: p.country.optional().describe('two-letter country code'),
     hl: p.language.optional().describe('interface language'),
     lr: z

@@ -6,11 +6,15 @@ import { ApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { parseWith } from '../../http/parse-input.ts'
 import { assertRenderable } from '../../reader/render.read.ts'
-import { authForKeyId } from '../accounts/accounts.service.ts'
+import { link } from '../../text/markdown.text.ts'
+import { authForKeyId, getAccountRow } from '../accounts/accounts.service.ts'
 import { listLiveKeys } from '../accounts/accounts.store.ts'
 import { renderContextMarkdown } from '../context/context.markdown.ts'
 import { ContextParams } from '../context/context.schema.ts'
 import { normaliseContext, runContext } from '../context/context.service.ts'
+import type { ResearchTask } from '../context/research/research.response.ts'
+import { ResearchParams } from '../context/research/research.schema.ts'
+import { getResearch, startResearch } from '../context/research/research.service.ts'
 import { CrawlParams } from '../crawl/crawl.schema.ts'
 import { startCrawl } from '../crawl/crawl.service.ts'
 import { MapParams } from '../map/map.schema.ts'
@@ -38,8 +42,8 @@ import type { SessionUser } from './sessions.service.ts'
 /** Page reading, site listing and crawls: their JSON bodies, run by the endpoints' own services. */
 type PageEndpoint = 'webpage' | 'extract' | 'map' | 'crawl'
 
-/** The search verticals, POST /v1/context (passages for a question), and the page endpoints. */
-export type PlaygroundEndpoint = Vertical | 'context' | PageEndpoint
+/** The search verticals, POST /v1/context (passages for a question), POST /v1/research and the page endpoints. */
+export type PlaygroundEndpoint = Vertical | 'context' | 'research' | PageEndpoint
 
 const PAGE_ENDPOINTS = {
   webpage: { schema: WebpageParams, summary: 'Read one page', markdown: true },
@@ -50,7 +54,7 @@ const PAGE_ENDPOINTS = {
 
 const isPageEndpoint = (name: string): name is PageEndpoint => Object.hasOwn(PAGE_ENDPOINTS, name)
 
-const PLAYGROUND_VERTICALS = ['search', 'context', ...Object.keys(VERTICAL_SPECS), ...Object.keys(PAGE_ENDPOINTS)] as PlaygroundEndpoint[]
+const PLAYGROUND_VERTICALS = ['search', 'context', 'research', ...Object.keys(VERTICAL_SPECS), ...Object.keys(PAGE_ENDPOINTS)] as PlaygroundEndpoint[]
 
 export const isPlaygroundVertical = (name: string): name is PlaygroundEndpoint => (PLAYGROUND_VERTICALS as string[]).includes(name)
 
@@ -80,29 +84,22 @@ export async function playgroundAuth(store: AppDeps['store'], user: SessionUser,
 
 /** The verticals and their parameters (JSON Schema, from the same zod schemas the API validates with). */
 export function playgroundVerticals() {
+  const own = {
+    search: [SearchParams, 'Web search'],
+    context: [ContextParams, 'Passages that answer a question'],
+    research: [ResearchParams, RESEARCH_SUMMARY],
+  } as const
   const schemaOf = (name: PlaygroundEndpoint) =>
-    name === 'search'
-      ? SearchParams
-      : name === 'context'
-        ? ContextParams
-        : isPageEndpoint(name)
-          ? PAGE_ENDPOINTS[name].schema
-          : VERTICAL_SPECS[name as VerticalName].schema
+    name in own ? own[name as keyof typeof own][0] : isPageEndpoint(name) ? PAGE_ENDPOINTS[name].schema : VERTICAL_SPECS[name as VerticalName].schema
   const summaryOf = (name: PlaygroundEndpoint) =>
-    name === 'search'
-      ? 'Web search'
-      : name === 'context'
-        ? 'Passages that answer a question'
-        : isPageEndpoint(name)
-          ? PAGE_ENDPOINTS[name].summary
-          : VERTICAL_SPECS[name as VerticalName].summary
+    name in own ? own[name as keyof typeof own][1] : isPageEndpoint(name) ? PAGE_ENDPOINTS[name].summary : VERTICAL_SPECS[name as VerticalName].summary
   return PLAYGROUND_VERTICALS.map((name) => {
     const json = z.toJSONSchema(schemaOf(name), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] }
     return {
       name,
       path: `/v1/${name}`,
       summary: summaryOf(name),
-      markdown: name === 'context' || (isPageEndpoint(name) ? PAGE_ENDPOINTS[name].markdown : MARKDOWN_VERTICALS.has(name)),
+      markdown: name === 'context' || name === 'research' || (isPageEndpoint(name) ? PAGE_ENDPOINTS[name].markdown : MARKDOWN_VERTICALS.has(name)),
       params: json.properties ?? {},
       required: json.required ?? [],
     }
@@ -134,6 +131,7 @@ export async function runPlayground(
     const outcome = await runContext(deps, auth, normaliseContext(p, auth), requestId)
     return { auth, outcome, json: outcome.body, markdown: renderContextMarkdown(outcome.body) }
   }
+  if (vertical === 'research') return { auth, ...(await runResearch(deps, auth, params, requestId)) }
   if (isPageEndpoint(vertical)) return { auth, ...(await runPageEndpoint(deps, auth, vertical, params, requestId)) }
   const explain = explainParamElsewhere(`/v1/${vertical}`)
   let outcome: LookupOutcome<object>
@@ -197,4 +195,47 @@ async function runPageEndpoint(deps: AppDeps, auth: AuthContext, endpoint: PageE
   await deps.limiter.consume(auth.keyId, auth.rps)
   const { task, balanceMc } = await startCrawl(deps, auth, p, requestId)
   return { outcome: { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false }, json: task as unknown, markdown: null }
+}
+
+const RESEARCH_SUMMARY = 'A cited report on a question (waits for the job)'
+/** How long the playground waits for a research job: below the 120 s a proxy or browser may allow a request. */
+const RESEARCH_WAIT_MS = 110_000
+const RESEARCH_POLL_MS = 250
+const RESEARCH_ENDED = new Set(['completed', 'failed', 'canceled'])
+
+/**
+ * POST /v1/research as its route runs it (the same parsing, rate limit, checks and hold), then the
+ * job waited for here, since the screen has no way to follow a job of this kind: up to 110 s, then
+ * the task as it is (it goes on; GET /v1/research/{id} reads it). Once ended, what it cost is its
+ * credits_used (the unused part of the hold refunded) and the balance is read after the refund.
+ */
+async function runResearch(deps: AppDeps, auth: AuthContext, params: unknown, requestId: string) {
+  const p = parseWith(ResearchParams, params)
+  await deps.limiter.consume(auth.keyId, auth.rps)
+  const { task: started, balanceMc } = await startResearch(deps, auth, p, requestId)
+  let task = started
+  for (const until = Date.now() + RESEARCH_WAIT_MS; !RESEARCH_ENDED.has(task.status) && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, RESEARCH_POLL_MS))
+    task = await getResearch(deps.store, auth.accountId, task.id)
+  }
+  const ended = RESEARCH_ENDED.has(task.status)
+  const outcome = ended
+    ? { usedMc: toMc(task.credits_used), balanceMc: (await getAccountRow(deps.store, auth.accountId)).balance_mc, cacheHit: false }
+    : { usedMc: toMc(task.credits_reserved), balanceMc, cacheHit: false }
+  return { outcome, json: task as unknown, markdown: researchMarkdown(task) }
+}
+
+/** The report with its cited sources as links, the data of output_schema, or where the job stands. */
+function researchMarkdown(task: ResearchTask): string {
+  const r = task.result
+  if (!r) {
+    const why = task.error ? `: ${task.error.code}: ${task.error.message}` : ''
+    return RESEARCH_ENDED.has(task.status)
+      ? `Research ${task.id} ${task.status}${why}.`
+      : `Research ${task.id} is still ${task.status}; it goes on, and GET /v1/research/${task.id} with your key reads it.`
+  }
+  if (r.format === 'json') return `\`\`\`json\n${JSON.stringify(r.data ?? null, null, 2)}\n\`\`\``
+  const cited = new Set(r.cited)
+  const sources = task.sources.filter((s) => cited.has(s.n)).map((s) => `[${s.n}] ${link(s.title || s.url, s.url)}`)
+  return sources.length ? `${(r.report ?? '').trim()}\n\n## Sources\n\n${sources.join('\n')}` : (r.report ?? '')
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { sendBilledJson } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import { countTokens } from '../../text/tokens.ts'
 import { MapResponse } from './map.response.ts'
 import { MapParams } from './map.schema.ts'
 import { type MapDeps, runMap } from './map.service.ts'
@@ -23,9 +22,7 @@ export function mapRoutes(app: FastifyInstance, deps: MapDeps & { usdPerCredit: 
     },
     async (req, reply) => {
       const outcome = await runMap(deps, req.auth, parseInput(MapParams, req), req.id)
-      const payload = JSON.stringify(outcome.body)
-      setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: false, tokens: countTokens(payload) }, deps.usdPerCredit)
-      return reply.type('application/json; charset=utf-8').send(payload)
+      return sendBilledJson(req, reply, JSON.stringify(outcome.body), { ...outcome, cacheHit: false }, deps.usdPerCredit)
     },
   )
 }

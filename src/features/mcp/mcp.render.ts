@@ -1,5 +1,5 @@
 import type { Highlight } from '../../reader/reading.types.ts'
-import { inline, link, paragraph } from '../../text/markdown.text.ts'
+import { inline, link, paragraph, plain } from '../../text/markdown.text.ts'
 import { MARKDOWN_VERTICALS, renderMarkdown, type Vertical } from '../search/output/output.ts'
 import { splitBlocks } from './mcp.pages.ts'
 
@@ -168,4 +168,33 @@ export function renderRunResults(results: readonly Json[]): string {
       return `${i + 1}. ${link(r.title || r.link, r.link) || inline(r.title)}${r.date ? ` — ${inline(r.date)}` : ''}${snippet ? `\n   ${inline(snippet)}` : ''}`
     })
     .join('\n')
+}
+
+/** What schema extraction returned for one page: the data, and the passages each field came from. */
+export interface Extracted {
+  url: string
+  title: string | null
+  data: Json | null
+  basis: Record<string, { n: number; text: string }[]> | null
+}
+
+/** A basis passage as one short quoted line: enough to check a field, not the page again. */
+const quote = (text: string) => {
+  const line = plain(text)
+  return `“${inline(line.length > 160 ? `${line.slice(0, 157)}…` : line)}”`
+}
+
+/** Extracted data as a JSON block with, under it, each field's sources quoted (`many`: a heading per page). */
+export function renderExtracted(entries: readonly Extracted[], many: boolean): string {
+  return entries
+    .map((e) => {
+      const heading = many ? `## Data from ${link(e.title || e.url, e.url) || inline(e.url)}` : '## Data'
+      const basis = Object.entries(e.basis ?? {})
+        .filter(([, sources]) => sources.length > 0)
+        .map(([field, sources]) => `- ${inline(field)}: ${sources.map((s) => `[${s.n}] ${quote(s.text)}`).join(' ')}`)
+      return [heading, `\`\`\`json\n${JSON.stringify(e.data, null, 2)}\n\`\`\``, basis.length ? `Basis (passages of the page):\n${basis.join('\n')}` : '']
+        .filter(Boolean)
+        .join('\n\n')
+    })
+    .join('\n\n')
 }

@@ -85,6 +85,11 @@ const readingOptions = {
     .optional()
     .describe('Fetch via this country'),
   timeout: z.number().int().min(1).max(40).optional().describe('Seconds (default 30)'),
+  schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("An object's JSON Schema, filled from each page by the operator's model: data, with basis (its passages)"),
+  prompt: z.string().trim().min(1).max(2000).optional().describe('With schema: what to look for'),
   max_tokens: maxTokens,
   cursor,
 }
@@ -217,9 +222,15 @@ export const SearchOutput = z.looseObject({
   ...paging,
 })
 
-export const WebpageOutput = z.looseObject({ pages: items, ...paging, empty_page: z.boolean() })
+export const WebpageOutput = z.looseObject({
+  pages: items,
+  ...paging,
+  empty_page: z.boolean(),
+  data: object.nullable().optional(),
+  basis: object.nullable().optional(),
+})
 
-export const ExtractOutput = z.looseObject({ pages: items, ...paging, failed: items, succeeded: int })
+export const ExtractOutput = z.looseObject({ pages: items, ...paging, failed: items, succeeded: int, extracted: items.optional() })
 
 export const MapOutput = z.looseObject({ url: z.string(), results: items, ...paging })
 

@@ -20,9 +20,10 @@ export const TOOL_DEADLINE_MS = 50_000
 const INSTRUCTIONS = `Trawl searches the web and reads web pages for you.
 - search: ranked results for a query; vertical chooses web (default), news, images, videos, places, maps, shopping, scholar or patents.
 - context: the passages of the top results that best answer a question, within a token budget, in one call.
-- webpage (one page) and extract (up to 20): a page's main content as Markdown. map: a site's URLs. crawl then crawl_result: a whole site.
+- research: a cited report on a question that needs several searches, written by the operator's model (where one is configured); call again with its id to keep waiting.
+- webpage (one page) and extract (up to 20): a page's main content as Markdown; with schema, fields filled as data. map: a site's URLs. crawl then crawl_result: a whole site.
 - rank: where a domain ranks for a keyword. batch/batch_result: many requests queued at half price. monitor_create/monitor_list/monitor_runs: watch a search or page over time. account: the credit balance.
-Calls are billed in credits on the API key like the REST API (search 1 per 10 results, context 1 plus 1 per page read, webpage 1, extract 1 per page read, map 1, crawl 1 per page, rank 7); failed calls cost nothing.
+Calls are billed in credits on the API key like the REST API (search 1 per 10 results, context 1 plus 1 per page read, webpage 1, extract 1 per page read, map 1, crawl 1 per page, rank 7, a model call 1 by default); failed calls cost nothing.
 Parameters that mean the same in every tool:
 - max_tokens caps the answer's text (default ${DEFAULT_MAX_TOKENS} tokens); a longer answer ends with a cursor: call the same tool with the same arguments and that cursor to read on, free.
 - max_age (seconds, up to a year) accepts a cached answer up to that old, at half price; leave it out for a fresh one.

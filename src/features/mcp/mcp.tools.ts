@@ -8,7 +8,18 @@ import type { MonitorResponse as Monitor } from '../monitors/monitors.response.t
 import { contextTool } from './context.tool.ts'
 import { type ApiReply, type ApiRequest, type CallApi, expectOk, ToolError } from './mcp.api.ts'
 import { DEFAULT_MAX_TOKENS, decodeCursor, encodeCursor, fitItems, readStash, type Stash } from './mcp.pages.ts'
-import { type DocListing, docListing, docRange, renderDocs, renderJobResult, renderRunResults, renderSearchPage, SEARCH_EXTRAS } from './mcp.render.ts'
+import {
+  type DocListing,
+  docListing,
+  docRange,
+  type Extracted,
+  renderDocs,
+  renderExtracted,
+  renderJobResult,
+  renderRunResults,
+  renderSearchPage,
+  SEARCH_EXTRAS,
+} from './mcp.render.ts'
 import {
   AccountInput,
   AccountOutput,
@@ -37,6 +48,8 @@ import {
   WebpageInput,
   WebpageOutput,
 } from './mcp.schemas.ts'
+import { waitFor } from './mcp.wait.ts'
+import { researchTool } from './research.tool.ts'
 
 /** What a tool runs with: the REST API on the caller's key, the caller's kept answers, progress. */
 export interface ToolContext {
@@ -121,8 +134,6 @@ function argumentsKey(args: object): string {
 const creditsLine = (b: { credits_used: number | null; credits_remaining: number | null }) =>
   b.credits_used == null ? '' : `Credits used: ${b.credits_used}${b.credits_remaining != null ? ` · remaining: ${b.credits_remaining}` : ''}`
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** The paging note's length while fitting: a real cursor is shorter. */
 const CURSOR_PLACEHOLDER = 'x'.repeat(72)
 
@@ -181,33 +192,6 @@ function pager(ctx: ToolContext, tool: string, args: PageArgs, offset: number, k
 
 /** Paging of a tool whose data is read again when continued (free): the cursor holds only the offset. */
 const refetchPager = (ctx: ToolContext, tool: string, args: PageArgs) => pager(ctx, tool, args, args.cursor ? decodeCursor(args.cursor, tool).offset : 0)
-
-/** Polls `read` until `done` or the wait runs out (every 1 to 3 s); a rate-limited poll ends the wait. */
-async function waitFor<T>(
-  ctx: ToolContext,
-  seconds: number,
-  first: T,
-  read: () => Promise<T>,
-  done: (t: T) => boolean,
-  report: (t: T) => [number, number, string],
-) {
-  let state = first
-  const until = Date.now() + seconds * 1000
-  let delay = 1000
-  while (!done(state) && Date.now() + delay <= until) {
-    await sleep(delay)
-    delay = Math.min(3000, Math.round(delay * 1.5))
-    try {
-      state = await read()
-    } catch (e) {
-      if (e instanceof ToolError && e.code === 'rate_limited') break
-      throw e
-    }
-    const [progress, total, message] = report(state)
-    await ctx.progress?.(progress, total, message).catch(() => {})
-  }
-  return state
-}
 
 // ---- search --------------------------------------------------------------------------------
 
@@ -269,19 +253,25 @@ interface KeptPages {
   failed: { url: string; error: { code: string; message: string } }[]
   succeeded: number
   emptyPage: boolean
+  /** With schema: each page's data and basis, shown first. */
+  extracted: Extracted[] | null
   requestId: string | null
 }
 
 const READ_TIMEOUT_SECONDS = 30
+/** With schema the model's calls come after the read, inside the same tool deadline: the read gets less. */
+const READ_TIMEOUT_WITH_SCHEMA_SECONDS = 20
 
 /** Reads (or continues) a pages answer, pages it by blocks and renders it. */
 async function pagesAnswer(ctx: ToolContext, toolName: 'webpage' | 'extract', args: PageArgs, read: () => Promise<{ kept: KeptPages; reply: ApiReply }>) {
   const { kept, billing, pages } = await resumeOrFetch<KeptPages>(ctx, toolName, args, read)
   const { offset } = pages
-  const preface =
-    offset === 0 && kept.failed.length > 0
+  const failed =
+    kept.failed.length > 0
       ? `Could not read (not billed):\n${kept.failed.map((f) => `- ${inline(f.url)}: ${f.error.code}: ${inline(f.error.message)}`).join('\n')}`
       : ''
+  const data = kept.extracted?.length ? renderExtracted(kept.extracted, toolName === 'extract') : ''
+  const preface = offset === 0 ? [data, failed].filter(Boolean).join('\n\n') : ''
   const footer = creditsLine(billing)
   const paged = await pages.page({
     total: kept.listing.blocks.length,
@@ -295,13 +285,24 @@ async function pagesAnswer(ctx: ToolContext, toolName: 'webpage' | 'extract', ar
 
 const readingBody = (args: Json) => ({
   ...restBody(args, ['max_tokens', 'cursor']),
-  timeout: (args.timeout as number | undefined) ?? READ_TIMEOUT_SECONDS,
+  timeout: (args.timeout as number | undefined) ?? (args.schema ? READ_TIMEOUT_WITH_SCHEMA_SECONDS : READ_TIMEOUT_SECONDS),
 })
+
+/** The pages that came back with data (schema extraction), or null when no schema was sent. */
+function extractedOf(args: { schema?: unknown }, pages: readonly Json[]): Extracted[] | null {
+  if (!args.schema) return null
+  return pages.map((p) => ({
+    url: String(p.url ?? ''),
+    title: typeof p.title === 'string' ? p.title : null,
+    data: (p.data ?? null) as Json | null,
+    basis: (p.basis ?? null) as Extracted['basis'],
+  }))
+}
 
 const webpageTool = tool({
   name: 'webpage',
   description:
-    'Read a web page or PDF as Markdown (main content, title, date); with query and highlights, the best passages first. 1 credit; unreadable pages are free.',
+    'Read a web page or PDF as Markdown (main content, title, date); with query and highlights, the best passages first; with schema, its fields as data (+1 credit per model call). 1 credit; unreadable pages are free.',
   input: WebpageInput,
   output: WebpageOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -312,15 +313,24 @@ const webpageTool = tool({
       const meta = (body.meta ?? {}) as Json
       return {
         reply,
-        kept: { listing: docListing([body]), failed: [], succeeded: 1, emptyPage: meta.empty_page === true, requestId: reply.requestId },
+        kept: {
+          listing: docListing([body]),
+          failed: [],
+          succeeded: 1,
+          emptyPage: meta.empty_page === true,
+          extracted: extractedOf(args, [body]),
+          requestId: reply.requestId,
+        },
       }
     })
+    const extracted = a.paged.window.offset === 0 ? a.kept.extracted?.[0] : undefined
     return {
       text: a.text,
       structured: {
         pages: a.parts,
         ...a.paged.window,
         empty_page: a.kept.emptyPage,
+        ...(extracted && { data: extracted.data, basis: extracted.basis }),
         ...a.billing,
       },
     }
@@ -329,7 +339,7 @@ const webpageTool = tool({
 
 const extractTool = tool({
   name: 'extract',
-  description: 'Read up to 20 web pages or PDFs at once, as webpage does. 1 credit per page read; failed pages are listed with the reason, free.',
+  description: 'Read up to 20 web pages or PDFs at once, as webpage does (schema too). 1 credit per page read; failed pages are listed with the reason, free.',
   input: ExtractInput,
   output: ExtractOutput,
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -340,16 +350,25 @@ const extractTool = tool({
       const results = body.results ?? []
       return {
         reply,
-        kept: { listing: docListing(results), failed: body.failed ?? [], succeeded: results.length, emptyPage: false, requestId: reply.requestId },
+        kept: {
+          listing: docListing(results),
+          failed: body.failed ?? [],
+          succeeded: results.length,
+          emptyPage: false,
+          extracted: extractedOf(args, results),
+          requestId: reply.requestId,
+        },
       }
     })
+    const first = a.paged.window.offset === 0
     return {
       text: a.text,
       structured: {
         pages: a.parts,
         ...a.paged.window,
-        failed: a.paged.window.offset === 0 ? a.kept.failed : [],
+        failed: first ? a.kept.failed : [],
         succeeded: a.kept.succeeded,
+        ...(a.kept.extracted && { extracted: first ? a.kept.extracted : [] }),
         ...a.billing,
       },
     }
@@ -793,6 +812,7 @@ const accountTool = tool({
 export const TOOLS: readonly ToolDef[] = [
   searchTool,
   contextTool,
+  researchTool,
   webpageTool,
   extractTool,
   mapTool,

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { AppDeps } from '../../deps.ts'
-import { errorResponses } from '../../http/error-schema.ts'
-import { parseInput, parseWith } from '../../http/parse-input.ts'
+import { errorResponses, jsonAnswer } from '../../http/error-schema.ts'
+import { parseInput } from '../../http/parse-input.ts'
+import { JobIdParams, jobIdOf } from '../../params/job.params.ts'
 import { MonitorDeleted, MonitorList, MonitorResponse, MonitorResultsEvent, MonitorRuns } from './monitors.response.ts'
-import { explainNonMonitorParam, MonitorIdParams, MonitorParams, MonitorPatch, MonitorRunsQuery } from './monitors.schema.ts'
+import { explainNonMonitorParam, MonitorParams, MonitorPatch, MonitorRunsQuery } from './monitors.schema.ts'
 import { createMonitor, deleteMonitor, getMonitor, listAccountMonitors, monitorRuns, patchMonitor, runMonitorNow } from './monitors.service.ts'
 
 /**
@@ -29,7 +30,6 @@ const resultsCallback = {
 export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
   const tags = ['monitors']
   const one = { 200: MonitorResponse, ...errorResponses }
-  const idOf = (params: unknown) => parseWith(MonitorIdParams, params).id
   const body = <S extends typeof MonitorParams | typeof MonitorPatch>(schema: S, req: Parameters<typeof parseInput>[1]) =>
     parseInput(schema, req, { explainUnknown: explainNonMonitorParam }) as z.infer<S>
 
@@ -60,8 +60,8 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
   )
   app.get(
     '/v1/monitors/:id',
-    { config: { auth: 'key' }, schema: { tags, operationId: 'getMonitor', summary: 'A monitor', params: MonitorIdParams, response: one } },
-    async (req) => getMonitor(deps.store, req.auth.accountId, idOf(req.params)),
+    { config: { auth: 'key' }, schema: { tags, operationId: 'getMonitor', summary: 'A monitor', params: JobIdParams, response: one } },
+    async (req) => getMonitor(deps.store, req.auth.accountId, jobIdOf(req.params)),
   )
   app.patch(
     '/v1/monitors/:id',
@@ -73,12 +73,12 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
         summary: 'Change a monitor',
         description:
           'Any field of POST; null clears an optional one. Saved-search fields are merged into the saved search and validated as a whole; a changed saved search starts a new baseline (the next run reports everything, first_run true). active=false pauses; active=true on a paused monitor runs it at once and clears consecutive_failures. The calling key becomes the key runs are billed on.',
-        params: MonitorIdParams,
+        params: JobIdParams,
         body: MonitorPatch,
         response: one,
       },
     },
-    async (req) => patchMonitor(deps, req.auth, idOf(req.params), body(MonitorPatch, req)),
+    async (req) => patchMonitor(deps, req.auth, jobIdOf(req.params), body(MonitorPatch, req)),
   )
   app.delete(
     '/v1/monitors/:id',
@@ -88,11 +88,11 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
         tags,
         operationId: 'deleteMonitor',
         summary: 'Delete a monitor with its run history',
-        params: MonitorIdParams,
+        params: JobIdParams,
         response: { 200: MonitorDeleted, ...errorResponses },
       },
     },
-    async (req) => deleteMonitor(deps.store, req.auth.accountId, idOf(req.params)),
+    async (req) => deleteMonitor(deps.store, req.auth.accountId, jobIdOf(req.params)),
   )
   app.post(
     '/v1/monitors/:id/run',
@@ -104,14 +104,14 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
         summary: 'Run a monitor now',
         description:
           'Due at once: runs at the next poll (within about 30 seconds). A paused monitor is 409 invalid_request. The calling key becomes the key runs are billed on.',
-        params: MonitorIdParams,
+        params: JobIdParams,
         response: {
-          202: { description: 'Accepted: the run is due at once; the monitor as it is now', content: { 'application/json': { schema: MonitorResponse } } },
+          202: jsonAnswer('Accepted: the run is due at once; the monitor as it is now', MonitorResponse),
           ...errorResponses,
         },
       },
     },
-    async (req, reply) => reply.code(202).send(await runMonitorNow(deps, req.auth, idOf(req.params))),
+    async (req, reply) => reply.code(202).send(await runMonitorNow(deps, req.auth, jobIdOf(req.params))),
   )
   app.get(
     '/v1/monitors/:id/runs',
@@ -122,11 +122,11 @@ export function monitorRoutes(app: FastifyInstance, deps: AppDeps) {
         operationId: 'listMonitorRuns',
         summary: 'Run history',
         description: 'Newest first. Each run keeps its new results for 24 hours (then results is null and results_expired true; the counts stay for 30 days).',
-        params: MonitorIdParams,
+        params: JobIdParams,
         querystring: MonitorRunsQuery,
         response: { 200: MonitorRuns, ...errorResponses },
       },
     },
-    async (req) => monitorRuns(deps.store, req.auth.accountId, idOf(req.params), parseInput(MonitorRunsQuery, req, { ignore: ['api_key'] })),
+    async (req) => monitorRuns(deps.store, req.auth.accountId, jobIdOf(req.params), parseInput(MonitorRunsQuery, req, { ignore: ['api_key'] })),
   )
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { unknownParameterMessage } from '../../http/param-aliases.ts'
+import { webhookUrl } from '../../params/job.params.ts'
 import * as p from '../../params/search.params.ts'
 import { SearchParams } from '../search/search.schema.ts'
 import { VERTICAL_SPECS } from '../search/verticals/vertical.specs.ts'
@@ -12,20 +13,11 @@ export const MIN_INTERVAL_SECONDS = 3600
 export const MAX_INTERVAL_SECONDS = 2_592_000
 export const MAX_METADATA_BYTES = 2048
 
+/** A saved search's options: every one may be cleared (PATCH null) back to its default. */
+const SEARCH_OPTIONS = ['country', 'language', 'location', 'time', 'num', 'device', 'safe', 'include_domains', 'exclude_domains', 'engine'] as const
+
 /** The saved-search fields (search and news) and the watched url (webpage). */
-export const SAVED_SEARCH_FIELDS = [
-  'q',
-  'country',
-  'language',
-  'location',
-  'time',
-  'num',
-  'device',
-  'safe',
-  'include_domains',
-  'exclude_domains',
-  'engine',
-] as const
+export const SAVED_SEARCH_FIELDS = ['q', ...SEARCH_OPTIONS] as const
 
 const endpoint = z.enum(['search', 'news', 'webpage'], { error: 'endpoint must be search, news or webpage' })
 const interval = z.enum(['hourly', 'daily', 'weekly'], { error: 'interval must be hourly, daily or weekly' })
@@ -34,14 +26,9 @@ const intervalSeconds = z
   .int('interval_seconds must be an integer between 3,600 and 2,592,000')
   .min(MIN_INTERVAL_SECONDS, 'interval_seconds must be between 3,600 and 2,592,000')
   .max(MAX_INTERVAL_SECONDS, 'interval_seconds must be between 3,600 and 2,592,000')
-const num = z
-  .number({ error: 'num must be an integer between 1 and 100' })
-  .int('num must be an integer between 1 and 100')
-  .min(1, 'num must be between 1 and 100')
-  .max(100, 'num must be between 1 and 100')
+const num = p.intBetween('num', 1, 100)
 const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(200, 'name must be at most 200 characters')
 const url = z.string({ error: 'url must be a URL string' }).trim().min(1, 'url must not be empty').max(8192, 'url must be at most 8,192 characters')
-const webhookUrl = z.url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' }).max(2048, 'webhook_url must be at most 2,048 characters')
 const metadata = z
   .record(z.string(), z.unknown(), { error: 'metadata must be a JSON object' })
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= MAX_METADATA_BYTES, 'metadata must be at most 2 KB (2,048 bytes) as JSON')
@@ -86,35 +73,13 @@ export const MonitorParams = z.strictObject({
 export type MonitorParams = z.infer<typeof MonitorParams>
 
 /** PATCH: any field of POST; null clears an optional one (back to its default). */
-const CLEARABLE = [
-  'name',
-  'metadata',
-  'webhook_url',
-  'country',
-  'language',
-  'location',
-  'time',
-  'num',
-  'device',
-  'safe',
-  'include_domains',
-  'exclude_domains',
-  'engine',
-] as const
+const CLEARABLE = ['name', 'metadata', 'webhook_url', ...SEARCH_OPTIONS] as const
 const REQUIRED_IF_SENT = ALL.filter((k) => !(CLEARABLE as readonly string[]).includes(k))
 export const MonitorPatch = z.strictObject({ ...optional(REQUIRED_IF_SENT), ...nullable(CLEARABLE) })
 export type MonitorPatch = z.infer<typeof MonitorPatch>
 
-export const MonitorIdParams = z.strictObject({ id: z.string().min(1).max(64) })
-
 export const MonitorRunsQuery = z.strictObject({
-  limit: z
-    .number({ error: 'limit must be an integer between 1 and 100' })
-    .int('limit must be an integer between 1 and 100')
-    .min(1, 'limit must be between 1 and 100')
-    .max(100, 'limit must be between 1 and 100')
-    .optional()
-    .describe('runs to return, newest first: 1 to 100 (default 20)'),
+  limit: p.intBetween('limit', 1, 100).optional().describe('runs to return, newest first: 1 to 100 (default 20)'),
   before: z.iso
     .datetime({ offset: true, error: 'before must be an ISO 8601 time, e.g. 2026-11-24T10:00:00Z' })
     .optional()

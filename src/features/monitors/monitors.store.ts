@@ -68,18 +68,6 @@ export async function holdLease(tx: Tx, id: string, workerId: string): Promise<M
   return findMonitorById(tx, id)
 }
 
-/** Releases a lease this worker holds, with the run's outcome; false when it was lost. */
-export async function releaseMonitor(db: Db | Tx, id: string, workerId: string, patch: Partial<MonitorRow>): Promise<boolean> {
-  const result = await db
-    .updateTable('monitors')
-    .set({ ...patch, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'running')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
 export const insertRun = (tx: Tx, row: MonitorRunRow) => tx.insertInto('monitor_runs').values(row).execute()
 
 export const findRun = (db: Db | Tx, id: string) => db.selectFrom('monitor_runs').select('id').where('id', '=', id).executeTakeFirst()

@@ -1,8 +1,10 @@
+import type { Updateable } from 'kysely'
 import { charge, payerOf } from '../../billing/credits.ts'
 import { toCredits } from '../../billing/money.ts'
 import type { AppDeps } from '../../deps.ts'
 import { isApiError } from '../../errors.ts'
 import type { AuthContext } from '../../http/auth.ts'
+import { endLease } from '../../jobs/jobs.store.ts'
 import type { JobContext, JobKind } from '../../jobs/runner.ts'
 import type { Tx } from '../../store/database.ts'
 import type { MonitorRow, MonitorRunRow } from '../../store/schema.ts'
@@ -12,7 +14,7 @@ import { type Found, lookUp } from './monitors.lookup.ts'
 import { hashesOf, newResults, sha256 } from './monitors.novelty.ts'
 import type { MonitorEndpoint, SavedSearch, WatchedPage } from './monitors.request.ts'
 import type { MonitorResultsEvent } from './monitors.response.ts'
-import { addSeen, findMonitorById, findRun, holdLease, insertRun, nothingSeen, releaseMonitor, seenHashes } from './monitors.store.ts'
+import { addSeen, findMonitorById, findRun, holdLease, insertRun, nothingSeen, seenHashes } from './monitors.store.ts'
 import { monitorName } from './monitors.view.ts'
 
 /** The job kind's name: what `wakeJobs(signals, MONITOR_JOB)` wakes. */
@@ -70,7 +72,7 @@ async function runMonitor(deps: AppDeps, id: string, ctx: JobContext) {
   }
   // Stopping, or the lease is gone: leave the due run (same run_at, so the same id) for the next claim.
   if (ctx.interrupted()) {
-    await releaseMonitor(store.db, id, ctx.workerId, { status: 'queued' }).catch(() => {})
+    await endLease(store.db, 'monitors', id, ctx.workerId, { status: 'queued' }).catch(() => {})
     return
   }
   try {
@@ -94,7 +96,7 @@ async function keyOrPause({ store, log }: AppDeps, row: MonitorRow, workerId: st
     return await authForKeyId(store, row.key_id)
   } catch (err) {
     if (!isApiError(err) || err.code !== 'unauthorized') throw err
-    const paused = await releaseMonitor(store.db, row.id, workerId, {
+    const paused = await endLease(store.db, 'monitors', row.id, workerId, {
       status: 'paused',
       last_error: `unauthorized: ${err.message}; PATCH it with active=true using another key to resume it`,
       updated_at: Date.now(),
@@ -119,8 +121,8 @@ function finishRun(deps: AppDeps, run: ClaimedRun, auth: AuthContext, outcome: O
     const row = await holdLease(tx, run.claimed.id, run.workerId)
     if (!row) throw new LeaseLost()
     const now = Date.now()
-    const release = async (patch: Parameters<typeof releaseMonitor>[3]) => {
-      if (!(await releaseMonitor(tx, row.id, run.workerId, patch))) throw new LeaseLost()
+    const release = async (patch: Updateable<MonitorRow>) => {
+      if (!(await endLease(tx, 'monitors', row.id, run.workerId, patch))) throw new LeaseLost()
     }
     const schedule = { status: 'queued' as const, run_at: now + row.interval_seconds * 1000 }
     // The saved search changed while this run was asking the engine: its answer is for the old

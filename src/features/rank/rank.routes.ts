@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setBillingHeaders } from '../../http/billing-headers.ts'
+import { sendBilledJson } from '../../http/billing-headers.ts'
 import { errorResponses } from '../../http/error-schema.ts'
 import { parseInput } from '../../http/parse-input.ts'
-import { countTokens } from '../../text/tokens.ts'
 import { RankParams, RankResponse } from './rank.schema.ts'
 import { normaliseRank, type RankDeps, runRank } from './rank.service.ts'
 
@@ -10,14 +9,7 @@ export function rankRoutes(app: FastifyInstance, deps: RankDeps & { usdPerCredit
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const params = parseInput(RankParams, req, { ignore: ['api_key'] })
     const outcome = await runRank(deps, req.auth, normaliseRank(params, req.auth), { maxAge: params.max_age }, req.id)
-    const payload = JSON.stringify(outcome.body)
-    setBillingHeaders(
-      req,
-      reply,
-      { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(payload) },
-      deps.usdPerCredit,
-    )
-    return reply.type('application/json; charset=utf-8').send(payload)
+    return sendBilledJson(req, reply, JSON.stringify(outcome.body), outcome, deps.usdPerCredit)
   }
   const route = {
     config: { auth: 'key' as const, billed: true },

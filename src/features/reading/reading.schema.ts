@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../../errors.ts'
 import { maxTokens, renderMode } from '../../params/page.params.ts'
-import { country, flag, maxAge } from '../../params/search.params.ts'
+import { country, flag, intBetween, maxAge } from '../../params/search.params.ts'
 
 /**
  * Request bodies of POST /v1/extract and POST /v1/webpage (extract: up to 20
@@ -17,12 +17,7 @@ const urlEntry = z.string({ error: 'must be a URL string' }).max(8192, 'must be 
 const options = {
   format: z.enum(['markdown', 'text', 'html'], { error: 'format must be markdown, text or html' }).optional(),
   query: z.string({ error: 'query must be a string' }).trim().min(1, 'query must not be empty').max(4096, 'query must be at most 4,096 characters').optional(),
-  highlights: z
-    .number({ error: 'highlights must be an integer between 0 and 10' })
-    .int('highlights must be an integer between 0 and 10')
-    .min(0, 'highlights must be between 0 and 10')
-    .max(10, 'highlights must be between 0 and 10')
-    .optional(),
+  highlights: intBetween('highlights', 0, 10).optional(),
   max_tokens: maxTokens.optional(),
   include_links: flag('include_links').optional(),
   include_images: flag('include_images').optional(),

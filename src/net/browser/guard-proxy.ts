@@ -65,140 +65,30 @@ function refusal(reason: string): string {
 
 const badGateway = 'HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'
 
+/** What the proxy's handlers share: the policy, the connect timeout, the open sockets, the refusals. */
+interface ProxyState {
+  policy: AddressPolicy
+  connectTimeoutMs: number
+  refused: number
+  track(socket: Socket): void
+}
+
 export async function startGuardProxy(opts: GuardProxyOptions): Promise<GuardProxy> {
-  const { policy } = opts
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 15_000
-  let refused = 0
   const sockets = new Set<Socket>()
-  const track = (s: Socket) => {
-    sockets.add(s)
-    s.once('close', () => sockets.delete(s))
+  const state: ProxyState = {
+    policy: opts.policy,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 15_000,
+    refused: 0,
+    track: (s) => {
+      sockets.add(s)
+      s.once('close', () => sockets.delete(s))
+    },
   }
-
-  /** Opens a checked TCP connection, or writes the refusal/failure to `client` and returns null. */
-  const open = async (host: string, port: number, client: Socket): Promise<Socket | null> => {
-    let address: string
-    try {
-      address = await resolveChecked(host, port, policy)
-    } catch (e) {
-      if (e instanceof BlockedAddressError) {
-        refused++
-        client.end(refusal(`${e.target.hostname} resolves to ${e.target.address}`))
-      } else client.end(badGateway)
-      return null
-    }
-    return await new Promise<Socket | null>((resolve) => {
-      const upstream = connect({ host: address, port, timeout: connectTimeoutMs })
-      track(upstream)
-      const fail = () => {
-        upstream.destroy()
-        if (!client.destroyed) client.end(badGateway)
-        resolve(null)
-      }
-      upstream.once('timeout', fail)
-      upstream.once('error', fail)
-      upstream.once('connect', () => {
-        upstream.removeListener('error', fail)
-        upstream.removeListener('timeout', fail)
-        upstream.setTimeout(0)
-        upstream.on('error', () => client.destroy())
-        client.on('error', () => upstream.destroy())
-        client.once('close', () => upstream.destroy())
-        upstream.once('close', () => client.destroy())
-        resolve(upstream)
-      })
-    })
-  }
-
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    // Absolute-form request: plain http through the proxy. Each request is judged on its own, even
-    // on a kept-alive browser connection, since consecutive requests may go to different hosts.
-    let target: URL
-    try {
-      target = new URL(req.url ?? '')
-    } catch {
-      return res.writeHead(400).end()
-    }
-    if (target.protocol !== 'http:') return res.writeHead(400).end()
-    const port = Number(target.port) || 80
-    resolveChecked(target.hostname, port, policy).then(
-      (address) => {
-        const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host }
-        for (const h of HOP_BY_HOP) delete headers[h]
-        const upstream = httpRequest(
-          {
-            host: address,
-            port,
-            method: req.method,
-            path: `${target.pathname}${target.search}`,
-            headers,
-            setHost: false,
-            agent: false,
-            timeout: connectTimeoutMs,
-          },
-          (up) => {
-            const out = { ...up.headers }
-            for (const h of HOP_BY_HOP) delete out[h]
-            res.writeHead(up.statusCode ?? 502, out)
-            up.pipe(res)
-            up.on('error', () => res.destroy())
-          },
-        )
-        upstream.on('timeout', () => upstream.destroy(new Error('connect timeout')))
-        upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502, { 'content-length': '0' }).end()))
-        res.on('close', () => upstream.destroy())
-        req.pipe(upstream)
-      },
-      (e) => {
-        if (e instanceof BlockedAddressError) {
-          refused++
-          res.writeHead(403, { [REFUSED_HEADER]: '1', 'content-type': 'text/plain', connection: 'close' }).end(`refused by Trawl's address policy\n`)
-        } else res.writeHead(502, { 'content-length': '0' }).end()
-      },
-    )
-  })
-
+  const server: Server = createServer((req, res) => forwardHttp(state, req, res))
   // https:, wss: and (in Chromium) ws: go through CONNECT tunnels.
-  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    track(client)
-    client.on('error', () => client.destroy())
-    const authority = parseAuthority(req.url ?? '')
-    if (!authority) return client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
-    void open(authority.host, authority.port, client).then((upstream) => {
-      if (!upstream) return
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-      if (head.length > 0) upstream.write(head)
-      upstream.pipe(client)
-      client.pipe(upstream)
-    })
-  })
-
-  // An absolute-form Upgrade (a ws: request not tunnelled): replayed to the checked address.
-  server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    track(client)
-    client.on('error', () => client.destroy())
-    let target: URL
-    try {
-      target = new URL(req.url ?? '')
-    } catch {
-      return client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
-    }
-    const port = Number(target.port) || 80
-    void open(target.hostname, port, client).then((upstream) => {
-      if (!upstream) return
-      const lines = [`${req.method} ${target.pathname}${target.search} HTTP/1.1`]
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]!
-        if (name.toLowerCase() === 'proxy-connection' || name.toLowerCase() === 'proxy-authorization') continue
-        lines.push(`${name}: ${req.rawHeaders[i + 1]}`)
-      }
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
-      if (head.length > 0) upstream.write(head)
-      upstream.pipe(client)
-      client.pipe(upstream)
-    })
-  })
-  server.on('connection', track)
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => tunnel(state, req, client, head))
+  server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => replayUpgrade(state, req, client, head))
+  server.on('connection', state.track)
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -208,11 +98,137 @@ export async function startGuardProxy(opts: GuardProxyOptions): Promise<GuardPro
   return {
     url: `http://127.0.0.1:${port}`,
     get refused() {
-      return refused
+      return state.refused
     },
     async close() {
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Opens a checked TCP connection, or writes the refusal/failure to `client` and returns null. */
+async function openChecked(state: ProxyState, host: string, port: number, client: Socket): Promise<Socket | null> {
+  let address: string
+  try {
+    address = await resolveChecked(host, port, state.policy)
+  } catch (e) {
+    if (e instanceof BlockedAddressError) {
+      state.refused++
+      client.end(refusal(`${e.target.hostname} resolves to ${e.target.address}`))
+    } else client.end(badGateway)
+    return null
+  }
+  return await new Promise<Socket | null>((resolve) => {
+    const upstream = connect({ host: address, port, timeout: state.connectTimeoutMs })
+    state.track(upstream)
+    const fail = () => {
+      upstream.destroy()
+      if (!client.destroyed) client.end(badGateway)
+      resolve(null)
+    }
+    upstream.once('timeout', fail)
+    upstream.once('error', fail)
+    upstream.once('connect', () => {
+      upstream.removeListener('error', fail)
+      upstream.removeListener('timeout', fail)
+      upstream.setTimeout(0)
+      upstream.on('error', () => client.destroy())
+      client.on('error', () => upstream.destroy())
+      client.once('close', () => upstream.destroy())
+      upstream.once('close', () => client.destroy())
+      resolve(upstream)
+    })
+  })
+}
+
+/**
+ * Absolute-form request: plain http through the proxy. Each request is judged on its own, even on
+ * a kept-alive browser connection, since consecutive requests may go to different hosts.
+ */
+function forwardHttp(state: ProxyState, req: IncomingMessage, res: ServerResponse) {
+  let target: URL
+  try {
+    target = new URL(req.url ?? '')
+  } catch {
+    return res.writeHead(400).end()
+  }
+  if (target.protocol !== 'http:') return res.writeHead(400).end()
+  const port = Number(target.port) || 80
+  resolveChecked(target.hostname, port, state.policy).then(
+    (address) => {
+      const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host }
+      for (const h of HOP_BY_HOP) delete headers[h]
+      const upstream = httpRequest(
+        {
+          host: address,
+          port,
+          method: req.method,
+          path: `${target.pathname}${target.search}`,
+          headers,
+          setHost: false,
+          agent: false,
+          timeout: state.connectTimeoutMs,
+        },
+        (up) => {
+          const out = { ...up.headers }
+          for (const h of HOP_BY_HOP) delete out[h]
+          res.writeHead(up.statusCode ?? 502, out)
+          up.pipe(res)
+          up.on('error', () => res.destroy())
+        },
+      )
+      upstream.on('timeout', () => upstream.destroy(new Error('connect timeout')))
+      upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502, { 'content-length': '0' }).end()))
+      res.on('close', () => upstream.destroy())
+      req.pipe(upstream)
+    },
+    (e) => {
+      if (e instanceof BlockedAddressError) {
+        state.refused++
+        res.writeHead(403, { [REFUSED_HEADER]: '1', 'content-type': 'text/plain', connection: 'close' }).end(`refused by Trawl's address policy\n`)
+      } else res.writeHead(502, { 'content-length': '0' }).end()
+    },
+  )
+}
+
+/** A CONNECT tunnel to the checked address of its authority. */
+function tunnel(state: ProxyState, req: IncomingMessage, client: Socket, head: Buffer) {
+  state.track(client)
+  client.on('error', () => client.destroy())
+  const authority = parseAuthority(req.url ?? '')
+  if (!authority) return client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+  void openChecked(state, authority.host, authority.port, client).then((upstream) => {
+    if (!upstream) return
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+    if (head.length > 0) upstream.write(head)
+    upstream.pipe(client)
+    client.pipe(upstream)
+  })
+}
+
+/** An absolute-form Upgrade (a ws: request not tunnelled): replayed to the checked address. */
+function replayUpgrade(state: ProxyState, req: IncomingMessage, client: Socket, head: Buffer) {
+  state.track(client)
+  client.on('error', () => client.destroy())
+  let target: URL
+  try {
+    target = new URL(req.url ?? '')
+  } catch {
+    return client.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+  }
+  const port = Number(target.port) || 80
+  void openChecked(state, target.hostname, port, client).then((upstream) => {
+    if (!upstream) return
+    const lines = [`${req.method} ${target.pathname}${target.search} HTTP/1.1`]
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!
+      if (name.toLowerCase() === 'proxy-connection' || name.toLowerCase() === 'proxy-authorization') continue
+      lines.push(`${name}: ${req.rawHeaders[i + 1]}`)
+    }
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
+    if (head.length > 0) upstream.write(head)
+    upstream.pipe(client)
+    client.pipe(upstream)
+  })
 }

@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2'
+import { httpUrl } from '../../engines/parse/text.ts'
 import { decodeSitemapText, gunzipLayers } from './sitemap-body.decode.ts'
 
 export type SitemapKind = 'urlset' | 'index' | 'rss' | 'atom' | 'text' | 'unknown'
@@ -39,18 +40,6 @@ export function parseSitemap(body: Buffer, hint: SitemapHint = {}): ParsedSitema
   return parseTextSitemap(text, hint.url)
 }
 
-/** An absolute http(s) URL, or undefined for anything else (mailto:, javascript:, junk). */
-function httpUrl(raw: string, base: string | undefined): string | undefined {
-  const trimmed = raw.trim()
-  if (!trimmed) return undefined
-  try {
-    const url = new URL(trimmed, base)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * The protocol's text format: one full URL per line. Only lines that start with a scheme count, so
  * a robots.txt or an error message served at a sitemap's address yields nothing rather than junk.
@@ -60,7 +49,7 @@ function parseTextSitemap(text: string, base: string | undefined): ParsedSitemap
   for (const line of text.split(/\r\n|\r|\n/)) {
     const token = line.trim().split(/\s+/)[0] ?? ''
     if (!/^https?:\/\//i.test(token)) continue
-    const url = httpUrl(token, base)
+    const url = httpUrl(token.trim(), base)
     if (url) urls.push({ url })
   }
   return { kind: urls.length ? 'text' : 'unknown', urls, sitemaps: [] }
@@ -117,7 +106,7 @@ function parseXmlSitemap(text: string, base: string | undefined): ParsedSitemap 
   let atEnd = false
 
   const emit = (e: Entry) => {
-    const url = httpUrl(e.loc ?? e.guid ?? '', base)
+    const url = httpUrl((e.loc ?? e.guid ?? '').trim(), base)
     if (!url) return
     if (e.container === 'sitemap') {
       sitemaps.push(url)
@@ -206,7 +195,7 @@ function readLinkAttributes(entry: Entry, attrs: Record<string, string>, base: s
   if (!href) return
   const rel = (attrs.rel ?? 'alternate').toLowerCase()
   if (entry.container === 'url') {
-    const alt = rel === 'alternate' && attrs.hreflang ? httpUrl(href, base) : undefined
+    const alt = rel === 'alternate' && attrs.hreflang ? httpUrl(href.trim(), base) : undefined
     if (alt) entry.alternates.push(alt)
     return
   }

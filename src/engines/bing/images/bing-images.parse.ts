@@ -8,7 +8,7 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { ImageResult, VerticalPage } from '../../engine.types.ts'
 import { loadPage } from '../../parse/html.ts'
-import { qualityOf } from '../../parse/quality.ts'
+import { readEach } from '../../parse/quality.ts'
 import { domainOf, httpUrl } from '../../parse/text.ts'
 import { bingText } from '../bing.util.ts'
 
@@ -22,14 +22,7 @@ interface TileData {
 
 export function parseBingImages(html: string): VerticalPage<ImageResult> {
   const $ = loadPage(html)
-  const results: ImageResult[] = []
-  let failed = 0
-  for (const a of $('a.iusc').toArray()) {
-    const r = readTile($, a, results.length + 1)
-    if (r) results.push(r)
-    else failed++
-  }
-  return { results, parse_quality: qualityOf(results.length, failed) }
+  return readEach($('a.iusc').toArray(), (a, position) => readTile($, a, position))
 }
 
 function readTile($: cheerio.CheerioAPI, a: Element, position: number): ImageResult | undefined {

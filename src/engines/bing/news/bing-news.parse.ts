@@ -7,23 +7,16 @@ import type * as cheerio from 'cheerio'
 import type { Element } from 'domhandler'
 import type { NewsResult, VerticalPage } from '../../engine.types.ts'
 import { loadCheerio } from '../../parse/cheerio-load.ts'
-import { qualityOf } from '../../parse/quality.ts'
+import { readEach } from '../../parse/quality.ts'
 import { domainOf, httpUrl, isRssFeed } from '../../parse/text.ts'
 import { bingText, unwrapBingLink } from '../bing.util.ts'
 
 export function parseBingNews(xml: string): VerticalPage<NewsResult> {
   if (!xml || !isRssFeed(xml)) return { results: [], parse_quality: 'empty' }
   const $ = loadCheerio(xml, { xml: true })
-  const results: NewsResult[] = []
-  let failed = 0
-  for (const item of $('channel > item').toArray()) {
-    const r = readItem($, item, results.length + 1)
-    if (r) results.push(r)
-    else failed++
-  }
   // A feed without items is not taken as Bing's word (no saysNoResults): as on its web pages
   // (bing.parse.ts), Bing may answer a client it quietly throttles with nothing.
-  return { results, parse_quality: qualityOf(results.length, failed) }
+  return readEach($('channel > item').toArray(), (item, position) => readItem($, item, position))
 }
 
 function readItem($: cheerio.CheerioAPI, item: Element, position: number): NewsResult | undefined {

@@ -7,7 +7,7 @@
  */
 import { DomUtils, parseDocument } from 'htmlparser2'
 import type { AutocompleteSuggestion, VerticalPage } from '../../engine.types.ts'
-import { confirmEmpty } from '../../parse/quality.ts'
+import { suggestionsPage } from '../../parse/suggestions.ts'
 import { normText } from '../../parse/text.ts'
 import { htmlText } from '../google-dom.util.ts'
 
@@ -17,16 +17,8 @@ const XSSI_PREFIX = /^\s*\)\]\}'\s*,?/
 /** The suggestions of one answer, in Google's order, without duplicates. */
 export function parseGoogleAutocomplete(body: string): VerticalPage<AutocompleteSuggestion> {
   const values = suggestionsOf(body.replace(XSSI_PREFIX, '').trim())
-  const seen = new Set<string>()
-  const results: AutocompleteSuggestion[] = []
-  for (const raw of values ?? []) {
-    const value = normText(raw)
-    if (!value || seen.has(value)) continue
-    seen.add(value)
-    results.push({ value })
-  }
   // A known shape with an empty list: Google has no suggestion for this prefix.
-  return confirmEmpty({ results, parse_quality: results.length ? 'ok' : 'empty' }, values !== undefined)
+  return suggestionsPage(values ?? [], normText, values !== undefined)
 }
 
 /** The suggestions of a known answer shape; undefined for a body of no known shape. */

@@ -23,6 +23,7 @@ import type { CheerioAPI } from 'cheerio'
 import type { Element } from 'domhandler'
 import type { LensResult, ParseQuality, VerticalPage } from '../../engine.types.ts'
 import { loadCheerio } from '../../parse/cheerio-load.ts'
+import { balancedJsonAt } from '../../parse/json-text.ts'
 import { domainOf, normText } from '../../parse/text.ts'
 import { detectGoogleBlockInHtml } from '../google-block.detect.ts'
 import { compact, isElement, isGoogleInternal, resultUrl, textOf } from '../google-dom.util.ts'
@@ -169,7 +170,7 @@ export function initDataBlobs(html: string): unknown[] {
     const key = /data\s*:\s*\[/.exec(html.slice(i, i + 400))
     if (!key) continue
     const start = i + key.index + key[0].length - 1
-    const text = balancedArray(html, start)
+    const text = balancedJsonAt(html, start)
     if (!text) continue
     try {
       out.push(JSON.parse(text))
@@ -178,24 +179,6 @@ export function initDataBlobs(html: string): unknown[] {
     }
   }
   return out
-}
-
-/** The `[…]` starting at `start`, with brackets inside JSON strings ignored. */
-function balancedArray(s: string, start: number): string | undefined {
-  let depth = 0
-  let inString = false
-  for (let k = start; k < s.length; k++) {
-    const c = s[k]
-    if (inString) {
-      if (c === '\\') k++
-      else if (c === '"') inString = false
-      continue
-    }
-    if (c === '"') inString = true
-    else if (c === '[') depth++
-    else if (c === ']' && --depth === 0) return s.slice(start, k + 1)
-  }
-  return undefined
 }
 
 function walk(node: unknown, out: Match[]): void {

@@ -4,6 +4,7 @@
  * as a `)]}'`-prefixed JSON string (the same payload `/maps/preview/place` returns), and slot
  * [3][5] a shorter summary whose [0][0] is the fid.
  */
+import { balancedJsonAt } from '../../parse/json-text.ts'
 import { at, FID_PATTERN, parseMapsJson, strAt } from './google-maps-json.ts'
 import { isPlaceRecord } from './google-maps-place.parse.ts'
 
@@ -38,29 +39,4 @@ export function summaryFidOf(state: unknown): string | undefined {
   const raw = strAt(state, 3, 5)
   const fid = raw ? strAt(parseMapsJson(raw), 0, 0) : undefined
   return fid && FID_PATTERN.test(fid) ? fid.toLowerCase() : undefined
-}
-
-/** The JSON array or object text starting at `from` (after optional spaces), by bracket matching. */
-function balancedJsonAt(text: string, from: number): string | undefined {
-  let i = from
-  while (text[i] === ' ') i++
-  const open = text[i]
-  if (open !== '[' && open !== '{') return undefined
-  let depth = 0
-  let inString = false
-  for (let j = i; j < text.length; j++) {
-    const c = text[j]
-    if (inString) {
-      if (c === '\\') j++
-      else if (c === '"') inString = false
-      continue
-    }
-    if (c === '"') inString = true
-    else if (c === '[' || c === '{') depth++
-    else if (c === ']' || c === '}') {
-      depth--
-      if (depth === 0) return text.slice(i, j + 1)
-    }
-  }
-  return undefined
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { errorResponses } from '../../../http/error-schema.ts'
+import { errorResponses, jsonAnswer } from '../../../http/error-schema.ts'
 
 /** Firecrawl v2 answers as Trawl sends them, for the OpenAPI document and the tests. */
 
@@ -132,7 +132,7 @@ export const FirecrawlError = z.object({
   details: z.object({ code: z.string().describe('Trawl’s error code'), request_id: z.string() }),
 })
 
-const firecrawlError = (description: string) => ({ description, content: { 'application/json': { schema: FirecrawlError } } })
+const firecrawlError = (description: string) => jsonAnswer(description, FirecrawlError)
 
 /**
  * The statuses these routes answer, with Firecrawl's body; the 4XX/5XX ranges (Trawl's envelope)

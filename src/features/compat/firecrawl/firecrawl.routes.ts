@@ -3,10 +3,10 @@ import type { z } from 'zod'
 import { toMc } from '../../../billing/money.ts'
 import type { AppDeps } from '../../../deps.ts'
 import type { AuthContext } from '../../../http/auth.ts'
-import { setBillingHeaders } from '../../../http/billing-headers.ts'
+import { sendBilledJson } from '../../../http/billing-headers.ts'
 import { answerErrorsWith } from '../../../http/error-handler.ts'
-import { parseInput, parseWith } from '../../../http/parse-input.ts'
-import { countTokens } from '../../../text/tokens.ts'
+import { parseInput } from '../../../http/parse-input.ts'
+import { JobIdParams, jobIdOf } from '../../../params/job.params.ts'
 import { firecrawlEnvelope } from './firecrawl.errors.ts'
 import {
   FirecrawlActiveCrawls,
@@ -19,15 +19,7 @@ import {
   FirecrawlSearchResponse,
   firecrawlErrorResponses,
 } from './firecrawl.response.ts'
-import {
-  FirecrawlBatchBody,
-  FirecrawlCrawlBody,
-  FirecrawlMapBody,
-  FirecrawlScrapeBody,
-  FirecrawlSearchBody,
-  JobIdParams,
-  JobPageQuery,
-} from './firecrawl.schema.ts'
+import { FirecrawlBatchBody, FirecrawlCrawlBody, FirecrawlMapBody, FirecrawlScrapeBody, FirecrawlSearchBody, JobPageQuery } from './firecrawl.schema.ts'
 import {
   batchErrors,
   batchStatus,
@@ -36,6 +28,7 @@ import {
   firecrawlActiveCrawls,
   firecrawlCrawlStatus,
   map,
+  type Paging,
   scrape,
   search,
   startBatchScrape,
@@ -87,7 +80,7 @@ function sendJson(
   billing?: { usedMc: number; balanceMc: number | null; cacheHit: boolean },
 ) {
   const payload = JSON.stringify(body)
-  if (billing) setBillingHeaders(req, reply, { ...billing, tokens: countTokens(payload) }, deps.usdPerCredit)
+  if (billing) return sendBilledJson(req, reply, payload, billing, deps.usdPerCredit)
   return reply.type('application/json; charset=utf-8').send(payload)
 }
 
@@ -102,7 +95,7 @@ const schema = (operationId: string, summary: string, description: string, extra
   response: { 200: ok, ...firecrawlErrorResponses },
 })
 
-const idOf = (req: FastifyRequest) => parseWith(JobIdParams, req.params).id
+const idOf = (req: FastifyRequest) => jobIdOf(req.params)
 
 const paging = (deps: AppDeps, req: FastifyRequest, path: string) => ({
   ...parseInput(JobPageQuery, req, { ignore: ['api_key'] }),
@@ -185,23 +178,12 @@ function crawlRoutes(scope: FastifyInstance, deps: AppDeps) {
     },
     async (req, reply) => sendJson(deps, req, reply, await firecrawlActiveCrawls(deps, req.auth)),
   )
-  scope.get(
-    '/v2/crawl/:id',
-    {
-      config: free,
-      schema: schema(
-        'firecrawlGetCrawl',
-        'Firecrawl: crawl status and pages',
-        'Free. Status scraping, completed, failed or cancelled; pages as documents, 100 (and 10 MB) per answer, the rest behind `next`. The same path in ws(s):// is the status WebSocket of the SDK’s watcher (key as the subprotocol).',
-        { params: JobIdParams, querystring: JobPageQuery },
-        FirecrawlJobStatus,
-      ),
-    },
-    async (req, reply) => {
-      const id = idOf(req)
-      return sendJson(deps, req, reply, await firecrawlCrawlStatus(deps, req.auth, id, paging(deps, req, `/v2/crawl/${id}`)))
-    },
-  )
+  jobStatusRoute(scope, deps, '/v2/crawl', firecrawlCrawlStatus, {
+    operationId: 'firecrawlGetCrawl',
+    summary: 'Firecrawl: crawl status and pages',
+    description:
+      'Free. Status scraping, completed, failed or cancelled; pages as documents, 100 (and 10 MB) per answer, the rest behind `next`. The same path in ws(s):// is the status WebSocket of the SDK’s watcher (key as the subprotocol).',
+  })
   scope.delete(
     '/v2/crawl/:id',
     {
@@ -240,23 +222,11 @@ function batchScrapeRoutes(scope: FastifyInstance, deps: AppDeps) {
       return sendJson(deps, req, reply, answer, { usedMc: started.chargedMc, balanceMc: started.balanceMc, cacheHit: false })
     },
   )
-  scope.get(
-    '/v2/batch/scrape/:id',
-    {
-      config: free,
-      schema: schema(
-        'firecrawlGetBatchScrape',
-        'Firecrawl: batch scrape status and pages',
-        'Free. Pages as documents, 100 (and 10 MB) per answer, the rest behind `next`.',
-        { params: JobIdParams, querystring: JobPageQuery },
-        FirecrawlJobStatus,
-      ),
-    },
-    async (req, reply) => {
-      const id = idOf(req)
-      return sendJson(deps, req, reply, await batchStatus(deps, req.auth, id, paging(deps, req, `/v2/batch/scrape/${id}`)))
-    },
-  )
+  jobStatusRoute(scope, deps, '/v2/batch/scrape', batchStatus, {
+    operationId: 'firecrawlGetBatchScrape',
+    summary: 'Firecrawl: batch scrape status and pages',
+    description: 'Free. Pages as documents, 100 (and 10 MB) per answer, the rest behind `next`.',
+  })
   scope.get(
     '/v2/batch/scrape/:id/errors',
     {
@@ -265,4 +235,19 @@ function batchScrapeRoutes(scope: FastifyInstance, deps: AppDeps) {
     },
     async (req, reply) => sendJson(deps, req, reply, await batchErrors(deps, req.auth, idOf(req))),
   )
+}
+
+/** GET <path>/:id: a job's status and a page of its documents, `next` linking to the rest. */
+function jobStatusRoute(
+  scope: FastifyInstance,
+  deps: AppDeps,
+  path: string,
+  read: (deps: AppDeps, auth: AuthContext, id: string, paging: Paging) => Promise<unknown>,
+  doc: { operationId: string; summary: string; description: string },
+) {
+  const routeSchema = schema(doc.operationId, doc.summary, doc.description, { params: JobIdParams, querystring: JobPageQuery }, FirecrawlJobStatus)
+  scope.get(`${path}/:id`, { config: free, schema: routeSchema }, async (req, reply) => {
+    const id = idOf(req)
+    return sendJson(deps, req, reply, await read(deps, req.auth, id, paging(deps, req, `${path}/${id}`)))
+  })
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ApiError } from '../../../errors.ts'
+import { intBetween } from '../../../params/search.params.ts'
 
 /**
  * Firecrawl v2 request bodies, camelCase as its SDKs send them. Strict like Firecrawl's own server:
@@ -9,12 +10,6 @@ import { ApiError } from '../../../errors.ts'
 
 const flag = (name: string) => z.boolean({ error: `${name} must be true or false` }).optional()
 const text = (name: string, max = 2048) => z.string({ error: `${name} must be a string` }).max(max, `${name} must be at most ${max} characters`)
-const int = (name: string, min: number, max: number) =>
-  z
-    .number({ error: `${name} must be an integer between ${min} and ${max}` })
-    .int(`${name} must be an integer between ${min} and ${max}`)
-    .min(min, `${name} must be between ${min} and ${max}`)
-    .max(max, `${name} must be between ${min} and ${max}`)
 const strings = (name: string, max: number) =>
   z.array(text(name, 512), { error: `${name} must be a list of strings` }).max(max, `${name} may list at most ${max} entries`)
 
@@ -30,8 +25,8 @@ export const scrapeOptionsShape = {
   includeTags: strings('includeTags', 100).optional().describe('not supported: must be empty'),
   excludeTags: strings('excludeTags', 100).optional().describe('not supported: must be empty'),
   headers: z.record(z.string(), text('headers', 4096)).optional().describe('not supported: must be empty'),
-  timeout: int('timeout', 1, 600_000).optional().describe('milliseconds; Trawl waits at most 90 s for a page'),
-  waitFor: int('waitFor', 0, 60_000).optional().describe('accepted; a JavaScript shell is drawn (render=auto) when the server has a browser'),
+  timeout: intBetween('timeout', 1, 600_000).optional().describe('milliseconds; Trawl waits at most 90 s for a page'),
+  waitFor: intBetween('waitFor', 0, 60_000).optional().describe('accepted; a JavaScript shell is drawn (render=auto) when the server has a browser'),
   mobile: flag('mobile'),
   parsers: z.array(z.unknown()).max(10, 'parsers may list at most 10 entries').optional().describe('accepted; PDFs are always read'),
   actions: z.array(z.unknown()).max(50, 'actions may list at most 50 entries').optional().describe('not supported: must be empty'),
@@ -45,8 +40,8 @@ export const scrapeOptionsShape = {
   blockAds: flag('blockAds'),
   storeInCache: flag('storeInCache'),
   proxy: text('proxy', 32).optional(),
-  maxAge: int('maxAge', 0, 31_536_000_000).optional().describe('milliseconds: accept a cached read this old, at half price'),
-  minAge: int('minAge', 0, 31_536_000_000).optional(),
+  maxAge: intBetween('maxAge', 0, 31_536_000_000).optional().describe('milliseconds: accept a cached read this old, at half price'),
+  minAge: intBetween('minAge', 0, 31_536_000_000).optional(),
   zeroDataRetention: flag('zeroDataRetention').describe('not supported: Trawl caches what it reads'),
   origin: text('origin', 256).optional(),
   integration: text('integration', 256).optional(),
@@ -67,14 +62,14 @@ const source = z.union([sourceName, z.strictObject({ type: sourceName, tbs: text
 export const FirecrawlSearchBody = z
   .strictObject({
     query: z.string({ error: 'query must be a string' }).trim().min(1, 'query must not be empty').max(2048, 'query must be at most 2,048 characters'),
-    limit: int('limit', 1, 100).optional().describe('results per source, 1 to 100; default 5'),
+    limit: intBetween('limit', 1, 100).optional().describe('results per source, 1 to 100; default 5'),
     sources: z.array(source, { error: 'sources must be a list of web, news, images' }).min(1).max(3).optional().describe('default ["web"]'),
     categories: z.array(z.unknown()).max(10).optional().describe('not supported: must be empty'),
     tbs: text('tbs', 256).optional(),
     location: text('location', 256).optional(),
     country: text('country', 16).optional().describe('two-letter code; default us'),
     lang: text('lang', 16).optional().describe('language code; default en'),
-    timeout: int('timeout', 1, 600_000).optional().describe('milliseconds; accepted'),
+    timeout: intBetween('timeout', 1, 600_000).optional().describe('milliseconds; accepted'),
     ignoreInvalidURLs: flag('ignoreInvalidURLs'),
     highlights: flag('highlights'),
     includeDomains: strings('includeDomains', 20).optional(),
@@ -94,8 +89,8 @@ export const FirecrawlMapBody = z
     sitemap: sitemap.optional(),
     includeSubdomains: flag('includeSubdomains').describe('default true'),
     ignoreQueryParameters: flag('ignoreQueryParameters').describe('default true'),
-    limit: int('limit', 1, 100_000).optional().describe('default 5000; Trawl lists at most 5000'),
-    timeout: int('timeout', 1, 600_000).optional(),
+    limit: intBetween('limit', 1, 100_000).optional().describe('default 5000; Trawl lists at most 5000'),
+    timeout: intBetween('timeout', 1, 600_000).optional(),
     location: ScrapeOptions.shape.location,
     origin: text('origin', 256).optional(),
     integration: text('integration', 256).optional(),
@@ -108,18 +103,18 @@ export const FirecrawlCrawlBody = z
     prompt: text('prompt', 10_000).optional().describe('not supported'),
     includePaths: strings('includePaths', 20).optional().describe('regular expressions on the URL path'),
     excludePaths: strings('excludePaths', 20).optional().describe('regular expressions on the URL path'),
-    maxDiscoveryDepth: int('maxDiscoveryDepth', 0, 1000).optional().describe('link hops; Trawl goes 10 deep at most (the default)'),
+    maxDiscoveryDepth: intBetween('maxDiscoveryDepth', 0, 1000).optional().describe('link hops; Trawl goes 10 deep at most (the default)'),
     sitemap: sitemap.optional(),
     ignoreQueryParameters: flag('ignoreQueryParameters'),
     deduplicateSimilarURLs: flag('deduplicateSimilarURLs'),
-    limit: int('limit', 1, 100_000).optional().describe('pages; default 25, at most 1000 (this many credits are reserved)'),
+    limit: intBetween('limit', 1, 100_000).optional().describe('pages; default 25, at most 1000 (this many credits are reserved)'),
     crawlEntireDomain: flag('crawlEntireDomain').describe('default false: only pages under the start URL path'),
     allowExternalLinks: flag('allowExternalLinks').describe('not supported: must be false'),
     allowSubdomains: flag('allowSubdomains'),
     ignoreRobotsTxt: flag('ignoreRobotsTxt').describe('not supported: must be false'),
     robotsUserAgent: text('robotsUserAgent', 256).optional().describe('not supported'),
     delay: z.number({ error: 'delay must be a number of seconds' }).min(0).max(3600).optional().describe('accepted; Trawl honours Crawl-delay'),
-    maxConcurrency: int('maxConcurrency', 1, 1000).optional(),
+    maxConcurrency: intBetween('maxConcurrency', 1, 1000).optional(),
     regexOnFullURL: flag('regexOnFullURL').describe('not supported: must be false'),
     webhook: z.unknown().optional().describe('not supported: use POST /v1/crawl with webhook_url'),
     scrapeOptions: ScrapeOptions.optional().describe('formats markdown (default) and links'),
@@ -141,15 +136,13 @@ export const FirecrawlBatchBody = z
     webhook: z.unknown().optional().describe('not supported'),
     appendToId: text('appendToId', 64).optional().describe('not supported'),
     ignoreInvalidURLs: flag('ignoreInvalidURLs').describe('default true: invalid URLs are listed in invalidURLs'),
-    maxConcurrency: int('maxConcurrency', 1, 1000).optional(),
+    maxConcurrency: intBetween('maxConcurrency', 1, 1000).optional(),
   })
   .meta({ examples: [{ urls: ['https://example.com/', 'https://example.org/'], formats: ['markdown'] }] })
 
-export const JobIdParams = z.strictObject({ id: z.string().min(1).max(64) })
-
 export const JobPageQuery = z.strictObject({
-  skip: int('skip', 0, 100_000).optional().describe('documents to skip (the `next` URL sets it)'),
-  limit: int('limit', 1, 1000).optional().describe('documents per answer; default 100 (and at most 10 MB)'),
+  skip: intBetween('skip', 0, 100_000).optional().describe('documents to skip (the `next` URL sets it)'),
+  limit: intBetween('limit', 1, 1000).optional().describe('documents per answer; default 100 (and at most 10 MB)'),
 })
 
 export type FirecrawlSearchBody = z.infer<typeof FirecrawlSearchBody>

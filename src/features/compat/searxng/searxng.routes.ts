@@ -4,10 +4,9 @@ import type { AppDeps } from '../../../deps.ts'
 import { describeEngines } from '../../../engines/registry.ts'
 import { ApiError } from '../../../errors.ts'
 import { type AuthContext, keyFromRequest } from '../../../http/auth.ts'
-import { setBillingHeaders } from '../../../http/billing-headers.ts'
+import { sendBilledJson } from '../../../http/billing-headers.ts'
 import { errorResponses } from '../../../http/error-schema.ts'
 import { withoutPrototypes } from '../../../http/parse-input.ts'
-import { countTokens } from '../../../text/tokens.ts'
 import { clientKey, type PlaygroundLimiter } from '../../playground/playground.limits.ts'
 import { createKeylessLimiter } from './searxng.keyless.ts'
 import { SearxngResponse } from './searxng.response.ts'
@@ -112,14 +111,7 @@ export function searxngRoutes(app: FastifyInstance, deps: AppDeps, opts: Searxng
           request,
           req.id,
         )
-        const payload = JSON.stringify(outcome.body)
-        setBillingHeaders(
-          req,
-          reply,
-          { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens: countTokens(payload) },
-          deps.usdPerCredit,
-        )
-        return reply.type('application/json; charset=utf-8').send(payload)
+        return sendBilledJson(req, reply, JSON.stringify(outcome.body), outcome, deps.usdPerCredit)
       }
 
       const config = keyless ? { billed: true } : { auth: 'key' as const, billed: true, keyFrom: { bodyField: 'api_key' } }

@@ -251,42 +251,19 @@ function resultsOf(category: Category, items: unknown[], engine: string, page: n
     }
     if (category === 'videos') {
       const r = raw as VideoResult
-      return {
-        url: r.link,
-        title: r.title,
-        content: r.snippet ?? '',
-        ...(r.image_url && { thumbnail: r.image_url }),
-        ...(r.duration && { length: r.duration }),
-        ...(r.channel && { author: r.channel }),
-        template: 'videos.html',
-        parsed_url: parsedUrl(r.link),
-        publishedDate: isoDate(r.date),
-        ...common,
-      }
+      const extra = { ...(r.image_url && { thumbnail: r.image_url }), ...(r.duration && { length: r.duration }), ...(r.channel && { author: r.channel }) }
+      return { ...pageResult(r, extra, 'videos.html'), ...common }
     }
     if (category === 'news') {
       const r = raw as NewsResult
-      return {
-        url: r.link,
-        title: r.title,
-        content: r.snippet ?? '',
-        ...(r.image_url && { thumbnail: r.image_url }),
-        ...(r.source && { source: r.source }),
-        template: 'default.html',
-        parsed_url: parsedUrl(r.link),
-        publishedDate: isoDate(r.date),
-        ...common,
-      }
+      const extra = { ...(r.image_url && { thumbnail: r.image_url }), ...(r.source && { source: r.source }) }
+      return { ...pageResult(r, extra, 'default.html'), ...common }
     }
-    const r = raw as OrganicResult
-    return {
-      url: r.link,
-      title: r.title,
-      content: r.snippet ?? '',
-      template: 'default.html',
-      parsed_url: parsedUrl(r.link),
-      publishedDate: isoDate(r.date),
-      ...common,
-    }
+    return { ...pageResult(raw as OrganicResult, {}, 'default.html'), ...common }
   })
+}
+
+/** A result with a page (web, news, videos) in SearXNG's keys, the category's own (`extra`) after the snippet. */
+function pageResult(r: OrganicResult, extra: Partial<SearxngResult>, template: string) {
+  return { url: r.link, title: r.title, content: r.snippet ?? '', ...extra, template, parsed_url: parsedUrl(r.link), publishedDate: isoDate(r.date) }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { errorResponses } from '../../../http/error-schema.ts'
+import { errorResponses, jsonAnswer } from '../../../http/error-schema.ts'
 
 /** Serper's answers as Trawl sends them (key names as Serper spells them), for the OpenAPI document and the tests. */
 
@@ -155,7 +155,7 @@ export const SerperError = z.object({
   request_id: z.string(),
 })
 
-const serperError = (description: string) => ({ description, content: { 'application/json': { schema: SerperError } } })
+const serperError = (description: string) => jsonAnswer(description, SerperError)
 
 /**
  * The statuses these routes answer, with Serper's body; the 4XX/5XX ranges (Trawl's envelope)

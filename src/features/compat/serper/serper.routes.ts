@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AppDeps } from '../../../deps.ts'
 import { ApiError, isApiError } from '../../../errors.ts'
-import { setBillingHeaders } from '../../../http/billing-headers.ts'
+import { sendBilledJson } from '../../../http/billing-headers.ts'
 import { answerErrorsWith, toApiError } from '../../../http/error-handler.ts'
 import { withoutPrototypes } from '../../../http/parse-input.ts'
 import { mapLimit } from '../../../jobs/map-limit.ts'
-import { countTokens } from '../../../text/tokens.ts'
 import { serperEnvelope } from './serper.errors.ts'
 import { SERPER_RESPONSES, serperErrorResponses } from './serper.response.ts'
 import { MAX_QUERIES, queryParams, SERPER_ENDPOINTS, SerperBody, type SerperEndpoint } from './serper.schema.ts'
@@ -109,18 +108,11 @@ async function handle(deps: AppDeps, endpoint: SerperEndpoint, req: FastifyReque
     outcomes = settled.filter((s): s is SerperOutcome => !('err' in s))
     answer = settled.map((s) => ('err' in s ? serperEnvelope(isApiError(s.err) ? s.err : toApiError(s.err, req), req.id).body : s.body))
   }
-  const payload = JSON.stringify(answer)
   const balances = outcomes.map((o) => o.balanceMc).filter((b): b is number => b != null)
-  setBillingHeaders(
-    req,
-    reply,
-    {
-      usedMc: outcomes.reduce((sum, o) => sum + o.usedMc, 0),
-      balanceMc: balances.length > 0 ? Math.min(...balances) : null,
-      cacheHit: outcomes.every((o) => o.cacheHit),
-      tokens: countTokens(payload),
-    },
-    deps.usdPerCredit,
-  )
-  return reply.type('application/json; charset=utf-8').send(payload)
+  const charges = {
+    usedMc: outcomes.reduce((sum, o) => sum + o.usedMc, 0),
+    balanceMc: balances.length > 0 ? Math.min(...balances) : null,
+    cacheHit: outcomes.every((o) => o.cacheHit),
+  }
+  return sendBilledJson(req, reply, JSON.stringify(answer), charges, deps.usdPerCredit)
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { country, language } from '../../../params/search.params.ts'
+import { country, intBetween, language } from '../../../params/search.params.ts'
 
 /**
  * Serper's request (https://google.serper.dev/<endpoint>): one object of q, gl, hl, num, page, tbs,
@@ -21,20 +21,8 @@ export const SerperQuery = z.strictObject({
   q: z.string({ error: 'q must be a string' }).trim().min(1, 'q must not be empty').max(2048, 'q must be at most 2,048 characters'),
   gl: country.in.optional().describe('country, two-letter code; default us'),
   hl: language.in.optional().describe('language code, e.g. en or pt-br; default en'),
-  num: z
-    .number({ error: 'num must be an integer between 1 and 100' })
-    .int('num must be an integer between 1 and 100')
-    .min(1, 'num must be between 1 and 100')
-    .max(100, 'num must be between 1 and 100')
-    .optional()
-    .describe('results, 1 to 100; default 10; billed at the Trawl depth holding it (10: 1 credit, 20: 2, 100: 7)'),
-  page: z
-    .number({ error: 'page must be an integer between 1 and 10' })
-    .int('page must be an integer between 1 and 10')
-    .min(1, 'page must be between 1 and 10')
-    .max(10, 'page must be between 1 and 10')
-    .optional()
-    .describe('default 1'),
+  num: intBetween('num', 1, 100).optional().describe('results, 1 to 100; default 10; billed at the Trawl depth holding it (10: 1 credit, 20: 2, 100: 7)'),
+  page: intBetween('page', 1, 10).optional().describe('default 1'),
   tbs: text('tbs', 256).optional().describe('time filter such as qdr:d'),
   location: text('location', 256).optional().describe('canonical location, e.g. Austin, Texas, United States'),
   autocorrect: z.boolean({ error: 'autocorrect must be true or false' }).optional().describe('search only; default true'),

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ApiError, ErrorCode } from '../../../errors.ts'
 import { answerErrorsWith } from '../../../http/error-handler.ts'
 import type { ErrorShape } from '../../../http/error-reply.ts'
-import { errorResponses } from '../../../http/error-schema.ts'
+import { errorResponses, jsonAnswer } from '../../../http/error-schema.ts'
 import { TavilyError } from './tavily.response.ts'
 
 /**
@@ -38,7 +38,7 @@ export function tavilyErrorHandling(scope: FastifyInstance) {
   answerErrorsWith(scope, tavilyEnvelope, "; Trawl answers Tavily's /search, /extract, /map, /crawl and /usage")
 }
 
-const tavilyError = (description: string) => ({ description, content: { 'application/json': { schema: TavilyError } } })
+const tavilyError = (description: string) => jsonAnswer(description, TavilyError)
 
 /**
  * The statuses these routes answer, with Tavily's body; the 4XX/5XX ranges (Trawl's envelope)

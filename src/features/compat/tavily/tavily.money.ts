@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { toCredits } from '../../../billing/money.ts'
-import { setBillingHeaders } from '../../../http/billing-headers.ts'
-import { countTokens } from '../../../text/tokens.ts'
+import { sendBilledJson } from '../../../http/billing-headers.ts'
 
 /** What one Trawl call billed, as every billed service reports it. */
 interface Billed {
@@ -77,12 +76,5 @@ export function sendTavily(
     request_id: req.id,
     ...(opts.usage && { usage: { credits: toCredits(charges.usedMc) } }),
   }
-  const payload = JSON.stringify(full)
-  setBillingHeaders(
-    req,
-    reply,
-    { usedMc: charges.usedMc, balanceMc: charges.balanceMc, cacheHit: charges.cacheHit, tokens: countTokens(payload) },
-    opts.usdPerCredit,
-  )
-  return reply.type('application/json; charset=utf-8').send(payload)
+  return sendBilledJson(req, reply, JSON.stringify(full), charges, opts.usdPerCredit)
 }

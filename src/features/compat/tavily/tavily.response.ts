@@ -24,7 +24,12 @@ export const TavilyImage = z.union([z.string(), z.object({ url: z.string(), desc
 export const TavilySearchResponse = z.object({
   query: z.string(),
   follow_up_questions: z.null(),
-  answer: z.string().nullable().describe('with include_answer: an extractive answer (never written by a model), or null'),
+  answer: z
+    .string()
+    .nullable()
+    .describe(
+      "with include_answer: the operator's model's answer citing results as [n] (results[n-1]) when one is configured, else an extractive one; or null",
+    ),
   images: z.array(TavilyImage).describe('with include_images: image URLs, or {url, description} with include_image_descriptions'),
   results: z.array(TavilySearchResult),
   response_time: responseTime,

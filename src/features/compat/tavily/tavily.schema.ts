@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../../../errors.ts'
 import { parseWith } from '../../../http/parse-input.ts'
+import { intBetween } from '../../../params/search.params.ts'
 
 /**
  * Request bodies of Tavily's API (POST /search, /extract, /map, /crawl) as its clients send them:
@@ -17,12 +18,6 @@ const seconds = (name: string, max: number) =>
     .number({ error: `${name} must be a number of seconds` })
     .min(0, `${name} must be 0 or more`)
     .max(max, `${name} must be at most ${max}`)
-const int = (name: string, min: number, max: number) =>
-  z
-    .number({ error: `${name} must be an integer between ${min} and ${max}` })
-    .int(`${name} must be an integer between ${min} and ${max}`)
-    .min(min, `${name} must be between ${min} and ${max}`)
-    .max(max, `${name} must be between ${min} and ${max}`)
 const text = (name: string, max: number) =>
   z
     .string({ error: `${name} must be a string` })
@@ -37,6 +32,9 @@ const list = (name: string, max: number, item = z.string().min(1).max(256)) =>
 const apiKey = z.string().max(256).optional()
 /** What LangChain's JS tools add to every body. */
 const clientSource = z.string().max(64).optional().describe('accepted; no effect')
+/** What every body may carry beside its own fields, last: the key and the client's name. */
+const clientFields = { api_key: apiKey, client_source: clientSource }
+const includeUsage = flag('include_usage').optional().describe('usage.credits: the credits this call cost')
 
 export const TavilySearchParams = z
   .object({
@@ -51,23 +49,23 @@ export const TavilySearchParams = z
       .enum(['general', 'news', 'finance'], { error: 'topic must be general, news or finance' })
       .optional()
       .describe('general (default) and finance search the web (Trawl /v1/search); news searches news (Trawl /v1/news)'),
-    max_results: int('max_results', 0, 20)
+    max_results: intBetween('max_results', 0, 20)
       .optional()
       .describe('0 to 20 results (default 5): up to 10 is one page of 10 (1 credit), up to 20 two pages (2 credits)'),
-    chunks_per_source: int('chunks_per_source', 1, 3).optional().describe('with search_depth advanced: chunks per result (default 3)'),
+    chunks_per_source: intBetween('chunks_per_source', 1, 3).optional().describe('with search_depth advanced: chunks per result (default 3)'),
     time_range: z
       .enum(['day', 'week', 'month', 'year', 'd', 'w', 'm', 'y'], { error: 'time_range must be day, week, month or year' })
       .optional()
       .describe("only results from the last day, week, month or year (Trawl's time)"),
-    days: int('days', 1, 3650).optional().describe('only results from the last n days (rounded up to day, week, month or year)'),
-    max_hours: int('max_hours', 1, 87_600).optional().describe('only results from the last n hours (rounded up to hour, day, week, month or year)'),
+    days: intBetween('days', 1, 3650).optional().describe('only results from the last n days (rounded up to day, week, month or year)'),
+    max_hours: intBetween('max_hours', 1, 87_600).optional().describe('only results from the last n hours (rounded up to hour, day, week, month or year)'),
     start_date: date('start_date').optional().describe('YYYY-MM-DD: only results published from then (a date range for the engine)'),
     end_date: date('end_date').optional().describe('YYYY-MM-DD: only results published until then'),
     include_answer: z
       .union([z.boolean(), z.enum(['basic', 'advanced'])], { error: 'include_answer must be true, false, basic or advanced' })
       .optional()
       .describe(
-        'an extractive answer: the sentence of the results (basic, true) or the three sentences (advanced) that best match the query, by BM25; never written by a model; null when nothing matches',
+        "with the operator's model (TRAWL_LLM_URL): a short answer it writes from the results' content (basic, true: up to 3 sentences; advanced: up to 8), each sentence citing [n] = results[n-1], +1 model call; without one, or when the call fails (not billed): extractive, the sentence (basic, true) or three sentences (advanced) of the results that best match the query by BM25; null when nothing answers",
       ),
     include_raw_content: z
       .union([z.boolean(), z.enum(['markdown', 'text'])], { error: 'include_raw_content must be true, false, markdown or text' })
@@ -76,7 +74,7 @@ export const TavilySearchParams = z
     include_images: flag('include_images').optional().describe('also search images for the query (Trawl /v1/images, 1 credit)'),
     include_image_descriptions: flag('include_image_descriptions').optional().describe('with include_images: each image with the title of its page'),
     include_favicon: flag('include_favicon').optional().describe("each result's site /favicon.ico address (not checked)"),
-    include_usage: flag('include_usage').optional().describe('usage.credits: the credits this call cost'),
+    include_usage: includeUsage,
     include_domains: list('include_domains', 20).optional().describe('up to 20 domains to keep'),
     exclude_domains: list('exclude_domains', 20).optional().describe('up to 20 domains to drop'),
     include_domains_mode: z.string().max(32).optional().describe('accepted; no effect'),
@@ -88,8 +86,7 @@ export const TavilySearchParams = z
     fetch_timeout: seconds('fetch_timeout', 120).optional().describe('accepted; page reads have their own deadline'),
     cache_fallback: flag('cache_fallback').optional().describe('accepted; no effect'),
     timeout: seconds('timeout', 120).optional().describe('accepted; no effect'),
-    api_key: apiKey,
-    client_source: clientSource,
+    ...clientFields,
   })
   .meta({ examples: [{ query: 'who won the 2024 tour de france', max_results: 5, include_answer: true }] })
 
@@ -106,24 +103,23 @@ export const TavilyExtractParams = z
       .describe('accepted; every page gets the same reader'),
     format: z.enum(['markdown', 'text'], { error: 'format must be markdown or text' }).optional().describe('markdown (default) or text'),
     query: text('query', 4096).optional().describe('with it, raw_content holds the chunks of each page most relevant to it'),
-    chunks_per_source: int('chunks_per_source', 1, 5).optional().describe('with query: chunks per page (default 3)'),
+    chunks_per_source: intBetween('chunks_per_source', 1, 5).optional().describe('with query: chunks per page (default 3)'),
     include_images: flag('include_images').optional().describe('image URLs inside the content'),
     include_favicon: flag('include_favicon').optional().describe("the site's /favicon.ico address (not checked)"),
-    include_usage: flag('include_usage').optional().describe('usage.credits: the credits this call cost'),
+    include_usage: includeUsage,
     timeout: seconds('timeout', 90)
       .optional()
       .describe("seconds the client waits (1 to 90; Tavily's defaults: 10 basic, 30 advanced); the answer comes a little before"),
-    api_key: apiKey,
-    client_source: clientSource,
+    ...clientFields,
   })
   .meta({ examples: [{ urls: ['https://example.com/'], format: 'markdown' }] })
 
 /** What /map and /crawl share: the start URL and Tavily's site filters. */
 const siteShape = {
   url: text('url', 2048).describe('the start page'),
-  max_depth: int('max_depth', 0, 10).optional(),
-  max_breadth: int('max_breadth', 1, 500).optional().describe('accepted; no effect'),
-  limit: int('limit', 1, 1000).optional(),
+  max_depth: intBetween('max_depth', 0, 10).optional(),
+  max_breadth: intBetween('max_breadth', 1, 500).optional().describe('accepted; no effect'),
+  limit: intBetween('limit', 1, 1000).optional(),
   instructions: text('instructions', 512).optional().describe('words to rank and keep pages by (BM25 on URLs and link text), not read by a model'),
   select_paths: list('select_paths', 20).optional().describe('regular expressions on the URL path: keep only matching'),
   exclude_paths: list('exclude_paths', 20).optional().describe('regular expressions on the URL path: drop matching'),
@@ -131,18 +127,17 @@ const siteShape = {
   exclude_domains: list('exclude_domains', 20).optional().describe('regular expressions on the host: drop matching'),
   allow_external: flag('allow_external').optional().describe('accepted; pages of other sites are never listed'),
   categories: list('categories', 20).optional().describe('accepted; no effect'),
-  include_usage: flag('include_usage').optional().describe('usage.credits: the credits this call cost'),
+  include_usage: includeUsage,
   timeout: seconds('timeout', 150)
     .optional()
     .describe('seconds to wait (map: about 30 at most; crawl: 110 at most, then the crawl is canceled and what it read returned)'),
-  api_key: apiKey,
-  client_source: clientSource,
+  ...clientFields,
 }
 
 export const TavilyMapParams = z
   .object({
     ...siteShape,
-    limit: int('limit', 1, 5000).optional().describe('URLs to return, 1 to 5,000 (default 50)'),
+    limit: intBetween('limit', 1, 5000).optional().describe('URLs to return, 1 to 5,000 (default 50)'),
     include_images: flag('include_images').optional().describe('accepted; no effect'),
   })
   .meta({ examples: [{ url: 'https://example.com/', limit: 50 }] })
@@ -150,14 +145,14 @@ export const TavilyMapParams = z
 export const TavilyCrawlParams = z
   .object({
     ...siteShape,
-    max_depth: int('max_depth', 0, 10).optional().describe('link hops from the start page (default 1)'),
-    limit: int('limit', 1, 1000).optional().describe('pages to read, 1 to 1,000 (default 50); this many credits are held and the unread part refunded'),
+    max_depth: intBetween('max_depth', 0, 10).optional().describe('link hops from the start page (default 1)'),
+    limit: intBetween('limit', 1, 1000).optional().describe('pages to read, 1 to 1,000 (default 50); this many credits are held and the unread part refunded'),
     extract_depth: z
       .enum(['basic', 'advanced'], { error: 'extract_depth must be basic or advanced' })
       .optional()
       .describe('accepted; every page gets the same reader'),
     format: z.enum(['markdown', 'text'], { error: 'format must be markdown or text' }).optional(),
-    chunks_per_source: int('chunks_per_source', 1, 5).optional().describe('with instructions: chunks per page in raw_content'),
+    chunks_per_source: intBetween('chunks_per_source', 1, 5).optional().describe('with instructions: chunks per page in raw_content'),
     include_images: flag('include_images').optional().describe('accepted; images are not listed'),
     include_favicon: flag('include_favicon').optional().describe("the site's /favicon.ico address (not checked)"),
   })

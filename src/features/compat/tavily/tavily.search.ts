@@ -1,4 +1,6 @@
 import type { z } from 'zod'
+import { billedLookup, REALTIME } from '../../../billing/billed-lookup.ts'
+import { modelCallPriceMc } from '../../../billing/prices.ts'
 import type { AppDeps } from '../../../deps.ts'
 import type { NewsResult, OrganicResult } from '../../../engines/engine.types.ts'
 import { ApiError } from '../../../errors.ts'
@@ -7,6 +9,7 @@ import { parseWith } from '../../../http/parse-input.ts'
 import { country as countryCode, countryFromLocation, language as languageCode } from '../../../params/search.params.ts'
 import { rankHighlights } from '../../../reader/highlights.rank.ts'
 import { bm25Scores, tokenize } from '../../../text/bm25.ts'
+import { type AnswerDepth, writeAnswer } from '../../context/context.answer.ts'
 import { runExtract } from '../../reading/extract.service.ts'
 import { SearchParams } from '../../search/search.schema.ts'
 import { normaliseSearch, runSearch } from '../../search/search.service.ts'
@@ -110,7 +113,8 @@ function trawlParams(p: TavilySearchParams, maxResults: number) {
  * billed exactly as those calls (1 credit per page of 10 asked for, free when empty). Reading the
  * result pages (include_raw_content, search_depth advanced) is /v1/search's include_content (+1 per
  * page read, in the same reservation), or for news a /v1/extract call of the links; include_images
- * is a /v1/images call. include_answer is extractive: no model writes anything.
+ * is a /v1/images call. include_answer is the operator's model's answer when one is configured
+ * (one model call, billed on its own), else extractive.
  */
 export async function tavilySearch(deps: AppDeps, auth: AuthContext, p: TavilySearchParams, requestId: string) {
   const maxResults = p.max_results ?? DEFAULT_MAX_RESULTS
@@ -159,7 +163,7 @@ export async function tavilySearch(deps: AppDeps, auth: AuthContext, p: TavilySe
     ...(p.include_favicon && { favicon: favicon(f.url) }),
   }))
   scoreResults(results, p.query)
-  const answer = p.include_answer ? extractiveAnswer(p.query, results, found, answerBox, p.include_answer === 'advanced' ? 3 : 1) : null
+  const answer = p.include_answer ? await answerOf(deps, auth, p, { results, found, answerBox }, requestId, charges) : null
   const images = p.include_images ? await searchImages(deps, auth, params, p.include_image_descriptions === true, requestId, charges) : []
   const body: TavilySearchAnswer = { query: p.query, follow_up_questions: null, answer, images, results }
   return { body, charges }
@@ -229,12 +233,50 @@ function scoreResults(results: TavilyResult[], query: string) {
   })
 }
 
+/** What an answer is written from: the results as returned, and what the engine said besides. */
+interface AnswerInput {
+  results: TavilyResult[]
+  found: Found[]
+  answerBox: string | undefined
+}
+
+/**
+ * include_answer with the operator's model (TRAWL_LLM_URL): an answer written from the results'
+ * content (snippets, or the chunks read with search_depth advanced) with the checks of /v1/context
+ * answers, each sentence citing [n] = results[n-1]. One model call, held and settled on its own as
+ * /v1/context's answer is (ledger label /v1/context); a call that fails, or cannot be held, is
+ * not billed and the extractive answer is given instead. Without a model: extractive only.
+ */
+async function answerOf(deps: AppDeps, auth: AuthContext, p: TavilySearchParams, input: AnswerInput, requestId: string, charges: Charges) {
+  const depth: AnswerDepth = p.include_answer === 'advanced' ? 'advanced' : 'basic'
+  const extractive = () => extractiveAnswer(p.query, input.results, input.found, input.answerBox, depth === 'advanced' ? 3 : 1)
+  const model = deps.config.llm
+  const sources = input.results.map((r) => ({ title: r.title, url: r.url, text: r.content.trim() }))
+  if (!model || !sources.some((s) => s.text)) return extractive()
+  const priceMc = modelCallPriceMc(model.callCredits)
+  try {
+    if (priceMc === 0) return (await writeAnswer(model, p.query, sources, depth)).text
+    const outcome = await billedLookup(deps, auth, REALTIME, requestId, {
+      endpoint: '/v1/context',
+      holdMc: priceMc,
+      ask: async () => ({ meta: {}, written: await writeAnswer(model, p.query, sources, depth) }),
+      priceMc: () => priceMc,
+    })
+    charges.add(outcome)
+    return outcome.body.written.text
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err
+    deps.log.warn({ code: err.code }, `tavily include_answer: extractive answer given: ${err.message}`)
+    return extractive()
+  }
+}
+
 const SENTENCE = /[^.!?\n]+(?:[.!?]+|$)/g
 
 /**
- * include_answer: the engine's answer box when it printed one, else the `count` sentences of the
- * results (snippets, and the chunks read with advanced) that best match the query by BM25, in
- * the order found. Null when no sentence shares a word with the query. Extractive only.
+ * include_answer without a model: the engine's answer box when it printed one, else the `count`
+ * sentences of the results (snippets, and the chunks read with advanced) that best match the
+ * query by BM25, in the order found. Null when no sentence shares a word with the query.
  */
 function extractiveAnswer(query: string, results: TavilyResult[], found: Found[], answerBox: string | undefined, count: number): string | null {
   if (answerBox?.trim()) return answerBox.trim()

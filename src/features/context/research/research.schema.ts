@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { webhookUrl } from '../../../params/job.params.ts'
 import * as p from '../../../params/search.params.ts'
 
 /** POST /v1/research (docs/research.md): every limit is Trawl's, checked here and enforced by the job, whatever the model says. */
@@ -44,13 +45,7 @@ export const ResearchParams = z.strictObject({
     .optional()
     .describe(`o200k tokens of passages in all, 1,000 to 50,000 (default ${tokens.default}), shared among the sub-queries`),
   engine: p.engine.optional().describe('as for /v1/search: google (default), another provider, a comma-separated list or array, auto, or consensus'),
-  webhook_url: z
-    .url({ protocol: /^https?$/, error: 'webhook_url must be an http(s) URL' })
-    .max(2048, 'webhook_url must be at most 2,048 characters')
-    .optional()
-    .describe('receives the signed research.completed event; default: the account webhook'),
+  webhook_url: webhookUrl.optional().describe('receives the signed research.completed event; default: the account webhook'),
 })
 
 export type ResearchParams = z.infer<typeof ResearchParams>
-
-export const ResearchIdParams = z.strictObject({ id: z.string().min(1).max(64) })

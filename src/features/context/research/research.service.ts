@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { lockAccount } from '../../../billing/credits.store.ts'
-import { charge, payerOf, refund } from '../../../billing/credits.ts'
+import { charge, payerOf } from '../../../billing/credits.ts'
+import { cancelBeforeStart, queuedHeldJob } from '../../../billing/held-job.ts'
 import { searchPriceMc } from '../../../billing/prices.ts'
 import { planEngines, resolveEngineName, searchNeed } from '../../../engines/choice.ts'
 import type { Engines } from '../../../engines/registry.ts'
 import { ApiError } from '../../../errors.ts'
 import type { AuthContext } from '../../../http/auth.ts'
+import { countActiveJobs } from '../../../jobs/jobs.store.ts'
 import { type JobQueue, wakeJobs } from '../../../jobs/runner.ts'
 import { type ModelConfig, requireModel } from '../../../llm/chat-model.ts'
 import { compileOutputSchema } from '../../../llm/json-schema.ts'
@@ -15,7 +16,7 @@ import type { ResearchJobRow } from '../../../store/schema.ts'
 import { webhookDeliveryStatus } from '../../../webhooks/webhooks.service.ts'
 import { contextSearch } from '../context.service.ts'
 import type { ResearchParams } from './research.schema.ts'
-import { cancelQueuedResearch, countActiveResearch, findResearch, findResearchProgress, insertResearch, updateResearch } from './research.store.ts'
+import { findResearch, findResearchProgress, insertResearch, updateResearch } from './research.store.ts'
 import { emptyMeta, normaliseResearch, RESEARCH_ENDPOINT, RESEARCH_JOB, RESEARCH_RESULT_TTL_MS, type ResearchRequest, worstCaseMc } from './research.types.ts'
 import { sseEvent, toResearchView } from './research.view.ts'
 
@@ -47,37 +48,16 @@ export async function startResearch(deps: ResearchDeps, auth: AuthContext, param
   // After the request's own checks: a request that could never run is a 400 on any server.
   const model = requireModel(deps.config.llm, 'research')
   const reservedMc = worstCaseMc(request, searchMc, model.callCredits)
-  const now = Date.now()
   const row: ResearchJobRow = {
-    id: randomUUID(),
-    account_id: auth.accountId,
-    key_id: auth.keyId,
-    request_id: requestId,
-    request: JSON.stringify(request),
-    status: 'queued',
-    run_at: now,
-    lease_owner: null,
-    lease_expires_at: null,
-    attempts: 0,
-    cancel_requested: 0,
+    ...queuedHeldJob({ auth, requestId, request, reservedMc, webhookUrl: params.webhook_url }),
     steps: '[]',
     sources: '[]',
     meta: JSON.stringify(emptyMeta(model.model)),
-    result: null,
-    error: null,
-    credits_reserved_mc: reservedMc,
-    credits_used_mc: 0,
-    webhook_url: params.webhook_url ?? null,
-    webhook_delivery_id: null,
-    created_at: now,
-    started_at: null,
-    completed_at: null,
-    expires_at: null,
   }
   const { store, signals } = deps
   const balanceMc = await store.transaction(async (tx) => {
     await lockAccount(tx, auth.accountId)
-    if ((await countActiveResearch(tx, auth.accountId)) >= MAX_ACTIVE_RESEARCH) throw tooMany()
+    if ((await countActiveJobs(tx, 'research_jobs', auth.accountId)) >= MAX_ACTIVE_RESEARCH) throw tooMany()
     const balance = await charge(store, payerOf(auth), reservedMc, requestId, RESEARCH_ENDPOINT, tx)
     await insertResearch(tx, row)
     return balance
@@ -108,23 +88,8 @@ export async function getResearch(store: Store, accountId: string, id: string) {
  */
 export async function cancelResearch({ store }: JobQueue, accountId: string, id: string) {
   const row = await visibleResearch(store, accountId, id)
-  if (row.status === 'queued') {
-    const now = Date.now()
-    const canceled = await cancelQueuedResearch(store.db, id, {
-      completed_at: now,
-      expires_at: now + RESEARCH_RESULT_TTL_MS,
-      error: JSON.stringify({ code: 'canceled', message: 'canceled before it started' }),
-    })
-    if (canceled) {
-      await refund(store, { accountId, keyId: row.key_id }, row.credits_reserved_mc - row.credits_used_mc, {
-        at: row.created_at,
-        requestId: row.request_id,
-        endpoint: RESEARCH_ENDPOINT,
-        wholeCharge: row.credits_used_mc === 0,
-      })
-      return getResearch(store, accountId, id)
-    }
-  }
+  if (row.status === 'queued' && (await cancelBeforeStart(store, 'research_jobs', row, RESEARCH_ENDPOINT, RESEARCH_RESULT_TTL_MS)))
+    return getResearch(store, accountId, id)
   // The worker reads the flag within a second, wherever it runs.
   if (row.status === 'queued' || row.status === 'running') await updateResearch(store.db, id, { cancel_requested: 1 })
   return getResearch(store, accountId, id)

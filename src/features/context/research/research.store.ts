@@ -14,16 +14,6 @@ export const findResearchById = (db: Db | Tx, id: string) => db.selectFrom('rese
 export const findResearchProgress = (db: Db | Tx, accountId: string, id: string) =>
   db.selectFrom('research_jobs').select(['status', 'steps', 'expires_at']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()
 
-export async function countActiveResearch(db: Db | Tx, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('research_jobs')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('status', 'in', ['queued', 'running'])
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
 export const updateResearch = (db: Db | Tx, id: string, patch: Partial<ResearchJobRow>) =>
   db.updateTable('research_jobs').set(patch).where('id', '=', id).execute()
 
@@ -53,43 +43,6 @@ export async function saveLeasedResearch(
     .where((eb) => eb(eb('credits_used_mc', '+', addMc), '<=', eb.ref('credits_reserved_mc')))
     .executeTakeFirst()
   return Number(result.numUpdatedRows) === 1
-}
-
-/**
- * Cancels a job that is still queued; false when it is not (a worker may have claimed it a moment
- * ago), so only one of them ends it and the refund is made once.
- */
-export async function cancelQueuedResearch(db: Db | Tx, id: string, patch: Pick<ResearchJobRow, 'completed_at' | 'expires_at' | 'error'>): Promise<boolean> {
-  const result = await db
-    .updateTable('research_jobs')
-    .set({ status: 'canceled', ...patch })
-    .where('id', '=', id)
-    .where('status', '=', 'queued')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
-}
-
-/**
- * Ends a running job for the worker that still holds its lease, adding `addMc` (the report's model
- * calls) to what it used, and returns the row as ended; null when the lease was lost. The first
- * statement of the ending transaction, so the refund is computed from the row as locked.
- */
-export async function endLeasedResearch(
-  tx: Tx,
-  id: string,
-  workerId: string,
-  patch: Pick<ResearchJobRow, 'status' | 'steps' | 'sources' | 'meta' | 'result' | 'error' | 'completed_at' | 'expires_at'>,
-  addMc: number,
-): Promise<ResearchJobRow | null> {
-  const row = await tx
-    .updateTable('research_jobs')
-    .set((eb) => ({ ...patch, credits_used_mc: eb('credits_used_mc', '+', addMc), lease_owner: null, lease_expires_at: null }))
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'running')
-    .returningAll()
-    .executeTakeFirst()
-  return row ?? null
 }
 
 /** Ended jobs past their 24 hours. */

@@ -168,13 +168,7 @@ export const ReviewsParams = z
       .max(4096, 'page_token is too long')
       .optional()
       .describe('next_page_token of the previous page, unchanged'),
-    num: z
-      .number({ error: 'num must be an integer between 1 and 50' })
-      .int('num must be an integer between 1 and 50')
-      .min(1, 'num must be between 1 and 50')
-      .max(50, 'num must be between 1 and 50')
-      .optional()
-      .describe('reviews per page, 1 to 50; 1 credit per 10'),
+    num: p.intBetween('num', 1, 50).optional().describe('reviews per page, 1 to 50; 1 credit per 10'),
     country: countryParam,
     language: languageParam,
     format: formatParam,

@@ -1,6 +1,6 @@
 // One crawl: status and live progress while it runs, then its pages (URL, title, status) paged,
 // each page's Markdown on click. Shown by the work screen (/work/crawls/<id>) and the playground.
-import { api, credits, html, useEffect, useLoad, useState, when } from './lib.js'
+import { api, credits, html, useChange, useEffect, useLoad, useState, when } from './lib.js'
 import { Badge, CopyButton, ErrorNote, Loading, Modal } from './ui.js'
 
 export const TONE = {
@@ -98,18 +98,10 @@ function PagesTable({ result }) {
 /** A crawl followed live: GET {app}/api/v1/crawls/{id} every 2 s while it is queued or running. */
 export function CrawlView({ id, headingLevel = 2 }) {
   const crawl = useLoad(() => api('GET', `/v1/crawls/${id}`), [id])
-  const [error, setError] = useState(null)
+  const { error, change } = useChange(crawl.reload)
   const c = crawl.data
   usePoll(c != null && isActive(c.status), crawl.reload, 2000)
-  const cancel = async () => {
-    setError(null)
-    try {
-      await api('DELETE', `/v1/crawls/${id}`)
-    } catch (e) {
-      setError(e)
-    }
-    crawl.reload()
-  }
+  const cancel = () => change('DELETE', `/v1/crawls/${id}`)
   if (!c) return crawl.error ? html`<${ErrorNote} error=${crawl.error} />` : html`<${Loading} />`
   const H = `h${headingLevel}`
   const stats = c.result?.stats

@@ -1,6 +1,6 @@
 // Keys: list, create (secret shown once), rename, limit (owner), fallback switch, rotate, revoke.
-import { ago, api, credits, html, useLoad, useState, when } from './lib.js'
-import { Confirm, ErrorNote, Loading, Modal, PromptModal, SecretReveal, Switch } from './ui.js'
+import { ago, api, credits, html, useAction, useLoad, useState, when } from './lib.js'
+import { Confirm, ErrorNote, FormFoot, Loading, Modal, PromptModal, SecretReveal, Switch } from './ui.js'
 
 const limitText = (limit) => (limit == null ? 'none' : `${credits(limit)} / month`)
 const parseLimit = (value) => {
@@ -11,23 +11,31 @@ const parseLimit = (value) => {
   return n
 }
 
+/** A monthly credit limit asked for in a dialog: empty removes it, so `save` gets a number or null. */
+function LimitPrompt({ title, label, limit, hint, onClose, save }) {
+  return html`<${PromptModal}
+    title=${title}
+    label=${label}
+    type="number"
+    placeholder="no limit"
+    initial=${limit == null ? '' : String(limit)}
+    hint=${hint}
+    onClose=${onClose}
+    onSubmit=${(value) => save(parseLimit(value))}
+  />`
+}
+
 function CreateKey({ owner, memberLimit, onClose, onCreated }) {
   const [name, setName] = useState('')
   const [limit, setLimit] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState(null)
-  const submit = async (e) => {
+  const { busy, error, run } = useAction()
+  const submit = (e) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
+    return run(async () => {
       const body = { name }
       if (owner && limit.trim() !== '') body.credit_limit = parseLimit(limit)
       onCreated(await api('POST', '/v1/keys', body))
-    } catch (err) {
-      setError(err)
-      setBusy(false)
-    }
+    })
   }
   return html`<${Modal} title="Create an API key" onClose=${onClose}>
     <form onSubmit=${submit}>
@@ -53,11 +61,7 @@ function CreateKey({ owner, memberLimit, onClose, onCreated }) {
               ${memberLimit == null ? 'Keys created by members have no monthly limit.' : `The owner's member key limit applies: ${credits(memberLimit)} credits per month.`}
             </p>`
       }
-      <${ErrorNote} error=${error} />
-      <footer class="modal-foot">
-        <button type="button" onClick=${onClose}>Cancel</button>
-        <button type="submit" class="primary" disabled=${busy}>${busy ? 'Creating…' : 'Create key'}</button>
-      </footer>
+      <${FormFoot} error=${error} busy=${busy} label="Create key" working="Creating…" onClose=${onClose} />
     </form>
   <//>`
 }
@@ -114,16 +118,14 @@ export function KeysScreen({ session, refreshSession }) {
     )
   const setLimit = (k) =>
     setDialog(
-      html`<${PromptModal}
+      html`<${LimitPrompt}
         title=${`Monthly limit of “${k.name}”`}
         label="Credits per UTC month"
-        type="number"
-        placeholder="no limit"
-        initial=${k.credit_limit == null ? '' : String(k.credit_limit)}
+        limit=${k.credit_limit}
         hint="Leave empty to remove the limit. A call that would pass it is refused with 403 key_limit_reached."
         onClose=${close}
-        onSubmit=${async (value) => {
-          await api('PATCH', `/v1/keys/${k.id}`, { credit_limit: parseLimit(value) })
+        save=${async (limit) => {
+          await api('PATCH', `/v1/keys/${k.id}`, { credit_limit: limit })
           closeAndReload()
         }}
       />`,
@@ -170,16 +172,14 @@ export function KeysScreen({ session, refreshSession }) {
   }
   const editMemberLimit = () =>
     setDialog(
-      html`<${PromptModal}
+      html`<${LimitPrompt}
         title="Member key limit"
         label="Credits per UTC month for every member key"
-        type="number"
-        placeholder="no limit"
-        initial=${account.member_key_limit == null ? '' : String(account.member_key_limit)}
+        limit=${account.member_key_limit}
         hint="Applies at once to every key members created, and to the ones they create later. Leave empty for none."
         onClose=${close}
-        onSubmit=${async (value) => {
-          await api('PUT', '/v1/team/member-key-limit', { credit_limit: parseLimit(value) })
+        save=${async (limit) => {
+          await api('PUT', '/v1/team/member-key-limit', { credit_limit: limit })
           await refreshSession()
           closeAndReload()
         }}

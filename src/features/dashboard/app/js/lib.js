@@ -105,6 +105,45 @@ export function useLoad(fn, deps = []) {
   return { ...state, reload, update }
 }
 
+/**
+ * One user action (a form's submit, a dialog's confirm): busy while `work` runs, its error kept for
+ * an ErrorNote. A failed action is no longer busy; a finished one stays busy, as its dialog closes
+ * or moves on (`setBusy` for the others).
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState(null)
+  const run = async (work) => {
+    setBusy(true)
+    setError(null)
+    try {
+      await work()
+    } catch (err) {
+      setError(err)
+      setBusy(false)
+    }
+  }
+  return { busy, setBusy, error, setError, run }
+}
+
+/**
+ * A change asked for from a list (cancel, pause, run now): the API call, its error kept for an
+ * ErrorNote, then `reload` of the list whatever happened.
+ */
+export function useChange(reload) {
+  const [error, setError] = useState(null)
+  const change = async (method, path, body) => {
+    setError(null)
+    try {
+      await api(method, path, body)
+    } catch (e) {
+      setError(e)
+    }
+    reload()
+  }
+  return { error, change }
+}
+
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 })
 /** Credits as people read them: 1,234.5 */
 export const credits = (n) => (n == null ? '—' : numberFormat.format(n))

@@ -1,8 +1,8 @@
 // The dashboard app: session, layout, client-side routing between the screens.
 import { KeysScreen } from './keys.js'
-import { APP, api, currentPath, html, navigate, onSignedOut, render, SIGNUP_OPEN, useCallback, useEffect, useState } from './lib.js'
+import { APP, api, currentPath, html, navigate, onSignedOut, render, SIGNUP_OPEN, useAction, useCallback, useEffect, useState } from './lib.js'
 import { PlaygroundScreen } from './playground.js'
-import { ErrorNote, Loading, Modal, SecretReveal } from './ui.js'
+import { ErrorNote, FormFoot, Loading, Modal, SecretReveal } from './ui.js'
 import { UsageScreen } from './usage.js'
 import { WebhooksScreen } from './webhooks.js'
 import { WorkScreen } from './work.js'
@@ -33,15 +33,12 @@ function Login({ onSignedIn }) {
   const [mode, setMode] = useState('signin')
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState(null)
+  const { busy, setBusy, error, setError, run } = useAction()
   const [created, setCreated] = useState(null)
   const signingUp = mode === 'signup'
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
+    return run(async () => {
       if (signingUp) {
         setCreated(await api('POST', '/v1/signup', { email, password }))
         setBusy(false)
@@ -49,10 +46,7 @@ function Login({ onSignedIn }) {
       }
       await api('POST', '/v1/login', { email, password })
       await onSignedIn()
-    } catch (err) {
-      setError(err)
-      setBusy(false)
-    }
+    })
   }
   const switchTo = (next) => {
     setMode(next)
@@ -108,21 +102,15 @@ function Login({ onSignedIn }) {
 function PasswordDialog({ onClose }) {
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState(null)
+  const { busy, setBusy, error, run } = useAction()
   const [done, setDone] = useState(false)
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
+    return run(async () => {
       await api('POST', '/v1/password', { current_password: current, new_password: next })
       setDone(true)
-    } catch (err) {
-      setError(err)
-    } finally {
       setBusy(false)
-    }
+    })
   }
   if (done)
     return html`<${Modal} title="Password changed" onClose=${onClose}>
@@ -139,11 +127,7 @@ function PasswordDialog({ onClose }) {
         <span>New password (8 to 256 characters)</span>
         <input type="password" name="new_password" autocomplete="new-password" required minlength="8" maxlength="256" value=${next} onInput=${(e) => setNext(e.currentTarget.value)} />
       </label>
-      <${ErrorNote} error=${error} />
-      <footer class="modal-foot">
-        <button type="button" onClick=${onClose}>Cancel</button>
-        <button type="submit" class="primary" disabled=${busy}>${busy ? 'Changing…' : 'Change password'}</button>
-      </footer>
+      <${FormFoot} error=${error} busy=${busy} label="Change password" working="Changing…" onClose=${onClose} />
     </form>
   <//>`
 }

@@ -1,6 +1,6 @@
-// Playground: any vertical, page reading (webpage, extract), map and crawl with their parameters,
-// billed on one of your keys; JSON and Markdown side by side (a crawl: its live progress, then its
-// pages), what it cost, and the same request as curl, JavaScript and Python.
+// Playground: any vertical, context, research, page reading (webpage, extract), map and crawl with
+// their parameters, billed on one of your keys; JSON and Markdown side by side (a crawl: its live
+// progress, then its pages), what it cost, and the same request as curl, JavaScript and Python.
 import { CrawlView } from './crawl.js'
 import { api, BASE, credits, html, useLoad, useMemo, useState } from './lib.js'
 import { CopyButton, ErrorNote, Loading } from './ui.js'
@@ -11,14 +11,30 @@ function kindOf(schema) {
   if (schema.type === 'boolean') return 'boolean'
   if (schema.type === 'integer' || schema.type === 'number') return 'number'
   if (schema.type === 'array') return 'list'
+  // A JSON Schema (schema, output_schema) or any other object: typed as JSON.
+  if (schema.type === 'object') return 'json'
+  // true, false or a word (context's answer: true|basic|advanced).
+  if (schema.anyOf?.some((o) => o.type === 'boolean') && schema.anyOf.every((o) => o.type === 'boolean' || Array.isArray(o.enum))) return 'choice'
   if (schema.anyOf) return 'list-or-text'
   return 'text'
 }
+
+/** The values a `choice` offers: true and false, then the words. */
+const choices = (schema) => schema.anyOf.flatMap((o) => (o.type === 'boolean' ? ['true', 'false'] : (o.enum ?? [])))
 
 function paramValue(schema, text) {
   const kind = kindOf(schema)
   if (text === '' || text == null) return undefined
   if (kind === 'boolean') return text === 'true'
+  if (kind === 'choice') return text === 'true' ? true : text === 'false' ? false : text
+  if (kind === 'json') {
+    // Text that is not JSON is sent as written: the API refuses it with its own message.
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
   // A select's value is text; a set of numbers (num: 10, 20, 30, 50, 100) is sent as numbers.
   if (kind === 'number' || (kind === 'enum' && typeof schema.enum[0] === 'number')) return Number(text)
   const items = String(text)
@@ -35,12 +51,14 @@ function Field({ name, schema, required, value, onChange }) {
   const id = `param-${name}`
   const set = (e) => onChange(name, e.currentTarget.value)
   let control
-  if (kind === 'enum' || kind === 'boolean') {
-    const options = kind === 'boolean' ? ['true', 'false'] : schema.enum
+  if (kind === 'enum' || kind === 'boolean' || kind === 'choice') {
+    const options = kind === 'boolean' ? ['true', 'false'] : kind === 'choice' ? choices(schema) : schema.enum
     control = html`<select id=${id} name=${name} value=${value ?? ''} onChange=${set}>
       <option value="">(default)</option>
       ${options.map((o) => html`<option key=${o} value=${o}>${o}</option>`)}
     </select>`
+  } else if (kind === 'json') {
+    control = html`<textarea id=${id} name=${name} rows="4" spellcheck="false" placeholder='{"type": "object", "properties": {…}}' value=${value ?? ''} onInput=${set} />`
   } else {
     control = html`<input
       id=${id}
@@ -52,7 +70,7 @@ function Field({ name, schema, required, value, onChange }) {
       onInput=${set}
     />`
   }
-  return html`<div class="field">
+  return html`<div class=${kind === 'json' ? 'field json' : 'field'}>
     <label for=${id}><code>${name}</code>${required ? html` <span class="req">required</span>` : ''}</label>
     ${control}
     ${schema.description && html`<span class="hint">${schema.description}</span>`}
@@ -73,25 +91,28 @@ function pyLiteral(v, indent = '    ') {
   return JSON.stringify(v)
 }
 
-/** A crawl answers 202 with its task: the snippet goes on to poll it (GET /v1/crawl/{id}) until it ends. */
+/** A crawl or a research answers 202 with its job: the snippet goes on to poll it (GET {path}/{id}) until it ends. */
 const CRAWL = '/v1/crawl'
+const RESEARCH = '/v1/research'
+const JOBS = { [CRAWL]: { noun: 'crawl task', id: 'CRAWL_ID' }, [RESEARCH]: { noun: 'research job', id: 'RESEARCH_ID' } }
 
 export function snippets(path, params) {
   const url = `${BASE}${path}`
   const body = JSON.stringify(params)
   const pretty = JSON.stringify(params, null, 2).replace(/\n/g, '\n  ')
-  const crawl = path === CRAWL
+  const job = JOBS[path]
+  const polled = job !== undefined
   return {
     curl: [
       `curl -X POST ${shellQuote(url)} \\`,
       `  -H "Authorization: Bearer $TRAWL_API_KEY" \\`,
       `  -H 'Content-Type: application/json' \\`,
       `  -d ${shellQuote(body)}`,
-      ...(crawl
+      ...(polled
         ? [
             '',
-            '# The answer is the crawl task: set CRAWL_ID to its id, then poll until its status is completed, failed or canceled',
-            `curl ${shellQuote(`${url}/`)}"$CRAWL_ID" \\`,
+            `# The answer is the ${job.noun}: set ${job.id} to its id, then poll until its status is completed, failed or canceled`,
+            `curl ${shellQuote(`${url}/`)}"$${job.id}" \\`,
             `  -H "Authorization: Bearer $TRAWL_API_KEY"`,
           ]
         : []),
@@ -108,7 +129,7 @@ export function snippets(path, params) {
       '})',
       'if (!res.ok) throw new Error((await res.json()).error.message)',
       `console.log('credits used:', res.headers.get('x-credits-used'))`,
-      ...(crawl
+      ...(polled
         ? [
             'let task = await res.json()',
             `while (task.status === 'queued' || task.status === 'running') {`,
@@ -120,7 +141,7 @@ export function snippets(path, params) {
         : ['console.log(await res.json())']),
     ].join('\n'),
     python: [
-      crawl ? 'import os\nimport time' : 'import os',
+      polled ? 'import os\nimport time' : 'import os',
       '',
       'import requests',
       '',
@@ -132,7 +153,7 @@ export function snippets(path, params) {
       ')',
       'res.raise_for_status()',
       'print("credits used:", res.headers["X-Credits-Used"])',
-      ...(crawl
+      ...(polled
         ? [
             'task = res.json()',
             'while task["status"] in ("queued", "running"):',
@@ -145,7 +166,10 @@ export function snippets(path, params) {
   }
 }
 
-const FIRST = ['q', 'url', 'urls', 'place_id']
+const FIRST = ['q', 'url', 'urls', 'place_id', 'input']
+
+/** A crawl's answer is its hold; so is a research still running when the playground stopped waiting. */
+const stillHeld = (result) => result.path === CRAWL || (result.path === RESEARCH && (result.json.status === 'queued' || result.json.status === 'running'))
 
 /** The picker's label: the key's name and the start of its secret, as the keys table shows it. */
 export const keyLabel = (k) => `${k.name} · ${k.prefix}…`
@@ -238,8 +262,9 @@ export function PlaygroundScreen() {
         <div class="card-head">
           <h2 id="pg-result">Result</h2>
           <p class="summary" data-testid="pg-summary">
-            <strong data-testid="credits-used">${credits(result.credits_used)} credit${result.credits_used === 1 ? '' : 's'}${result.path === CRAWL ? ' reserved' : ''}</strong>
+            <strong data-testid="credits-used">${credits(result.credits_used)} credit${result.credits_used === 1 ? '' : 's'}${stillHeld(result) ? ' reserved' : ''}</strong>
             ${result.path === CRAWL && ' (the pages it does not read are refunded when it ends)'}
+            ${result.path === RESEARCH && (stillHeld(result) ? ' (still running: what it does not use is refunded when it ends)' : ` (${result.json.status}; the unused part of the hold was refunded)`)}
             ${` · ${result.cache === 'HIT' ? 'cache hit' : 'live'} · ${result.ms} ms · balance ${credits(result.credits_remaining)} · key ${keyName(result.key_id)} · `}
             <code class="small">${result.request_id}</code>
           </p>

@@ -1,5 +1,5 @@
 // Small shared components: dialogs, the one-time secret, copy buttons, switches, errors.
-import { copyText, html, useEffect, useRef, useState } from './lib.js'
+import { copyText, html, useAction, useEffect, useRef, useState } from './lib.js'
 
 /** A modal dialog; `dismissable` false keeps it open until its own buttons close it. */
 export function Modal({ title, onClose, children, dismissable = true, wide = false }) {
@@ -65,18 +65,8 @@ export function SecretReveal({ title, secret, children, onDone }) {
 
 /** Asks before a change; `onConfirm` may be async, its error is shown in the dialog. */
 export function Confirm({ title, children, confirmLabel, danger = false, onConfirm, onClose }) {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState(null)
-  const go = async () => {
-    setBusy(true)
-    setError(null)
-    try {
-      await onConfirm()
-    } catch (e) {
-      setError(e)
-      setBusy(false)
-    }
-  }
+  const { busy, error, run } = useAction()
+  const go = () => run(onConfirm)
   return html`<${Modal} title=${title} onClose=${onClose}>
     <div class="modal-body">${children}</div>
     <${ErrorNote} error=${error} />
@@ -87,21 +77,22 @@ export function Confirm({ title, children, confirmLabel, danger = false, onConfi
   <//>`
 }
 
+/** The end of a form in a dialog: its error, Cancel, and the submit button (`working` while busy). */
+export function FormFoot({ error, busy, label, working, onClose }) {
+  return html`<${ErrorNote} error=${error} />
+    <footer class="modal-foot">
+      <button type="button" onClick=${onClose}>Cancel</button>
+      <button type="submit" class="primary" disabled=${busy}>${busy ? working : label}</button>
+    </footer>`
+}
+
 /** A one-field form in a dialog (rename, limit). `onSubmit(value)` may throw to show an error. */
 export function PromptModal({ title, label, initial = '', type = 'text', hint, placeholder, submitLabel = 'Save', onSubmit, onClose, extra }) {
   const [value, setValue] = useState(initial)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState(null)
-  const submit = async (e) => {
+  const { busy, error, run } = useAction()
+  const submit = (e) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      await onSubmit(value)
-    } catch (err) {
-      setError(err)
-      setBusy(false)
-    }
+    return run(() => onSubmit(value))
   }
   return html`<${Modal} title=${title} onClose=${onClose}>
     <form onSubmit=${submit}>
@@ -117,11 +108,7 @@ export function PromptModal({ title, label, initial = '', type = 'text', hint, p
         />
       </label>
       ${hint && html`<p class="hint">${hint}</p>`} ${extra}
-      <${ErrorNote} error=${error} />
-      <footer class="modal-foot">
-        <button type="button" onClick=${onClose}>Cancel</button>
-        <button type="submit" class="primary" disabled=${busy}>${busy ? 'Saving…' : submitLabel}</button>
-      </footer>
+      <${FormFoot} error=${error} busy=${busy} label=${submitLabel} working="Saving…" onClose=${onClose} />
     </form>
   <//>`
 }

@@ -1,6 +1,6 @@
 // Work: engine health, crawls (live progress), batch jobs, monitors (pause/resume, run history).
 import { CrawlView, Progress, usePoll } from './crawl.js'
-import { APP, api, credits, html, navigate, useLoad, useState, when } from './lib.js'
+import { APP, api, credits, html, navigate, useChange, useLoad, useState, when } from './lib.js'
 import { Badge, ErrorNote, Loading } from './ui.js'
 
 const TONE = {
@@ -24,15 +24,22 @@ const TONE = {
 }
 const active = (s) => s === 'queued' || s === 'running'
 
-function Engines() {
-  const list = useLoad(() => api('GET', '/v1/engines'))
-  return html`<section class="card" aria-labelledby="engines-title">
+/** A card of one list from the API: its title and Refresh, the load's or a change's error, then the list. */
+function ListCard({ name, title, list, error, children }) {
+  return html`<section class="card" aria-labelledby=${`${name}-title`}>
     <div class="card-head">
-      <h2 id="engines-title">Engine health</h2>
+      <h2 id=${`${name}-title`}>${title}</h2>
       <button type="button" class="ghost" onClick=${list.reload}>Refresh</button>
     </div>
-    <${ErrorNote} error=${list.error} />
+    <${ErrorNote} error=${list.error || error} />
     ${list.loading && !list.data && html`<${Loading} />`}
+    ${children}
+  </section>`
+}
+
+function Engines() {
+  const list = useLoad(() => api('GET', '/v1/engines'))
+  return html`<${ListCard} name="engines" title="Engine health" list=${list}>
     ${
       list.data &&
       html`<div class="table-wrap">
@@ -54,7 +61,7 @@ function Engines() {
         </table>
       </div>`
     }
-  </section>`
+  <//>`
 }
 
 /** One web search route: its state once asked, or why this server cannot use it. */
@@ -96,29 +103,15 @@ function CrawlScreen({ id }) {
 
 function Crawls() {
   const list = useLoad(() => api('GET', '/v1/crawls?limit=20'))
-  const [error, setError] = useState(null)
+  const { error, change } = useChange(list.reload)
   const crawls = list.data?.crawls ?? []
   usePoll(
     crawls.some((c) => active(c.status)),
     list.reload,
     2000,
   )
-  const cancel = async (id) => {
-    setError(null)
-    try {
-      await api('DELETE', `/v1/crawls/${id}`)
-    } catch (e) {
-      setError(e)
-    }
-    list.reload()
-  }
-  return html`<section class="card" aria-labelledby="crawls-title">
-    <div class="card-head">
-      <h2 id="crawls-title">Crawls</h2>
-      <button type="button" class="ghost" onClick=${list.reload}>Refresh</button>
-    </div>
-    <${ErrorNote} error=${list.error || error} />
-    ${list.loading && !list.data && html`<${Loading} />`}
+  const cancel = (id) => change('DELETE', `/v1/crawls/${id}`)
+  return html`<${ListCard} name="crawls" title="Crawls" list=${list} error=${error}>
     ${list.data && crawls.length === 0 && html`<p class="empty">No crawls in the last 24 hours. Start one with <code>POST /v1/crawl</code>.</p>`}
     ${
       crawls.length > 0 &&
@@ -143,7 +136,7 @@ function Crawls() {
         </table>
       </div>`
     }
-  </section>`
+  <//>`
 }
 
 function Batches() {
@@ -154,13 +147,7 @@ function Batches() {
     list.reload,
     3000,
   )
-  return html`<section class="card" aria-labelledby="batches-title">
-    <div class="card-head">
-      <h2 id="batches-title">Batch jobs</h2>
-      <button type="button" class="ghost" onClick=${list.reload}>Refresh</button>
-    </div>
-    <${ErrorNote} error=${list.error} />
-    ${list.loading && !list.data && html`<${Loading} />`}
+  return html`<${ListCard} name="batches" title="Batch jobs" list=${list}>
     ${list.data && jobs.length === 0 && html`<p class="empty">No batch jobs in the last 24 hours. Queue some with <code>POST /v1/batches</code>.</p>`}
     ${
       jobs.length > 0 &&
@@ -183,7 +170,7 @@ function Batches() {
         </table>
       </div>`
     }
-  </section>`
+  <//>`
 }
 
 const every = (s) => (s % 86400 === 0 ? `${s / 86400} d` : s % 3600 === 0 ? `${s / 3600} h` : `${Math.round(s / 60)} min`)
@@ -206,24 +193,9 @@ function Runs({ id }) {
 function Monitors() {
   const list = useLoad(() => api('GET', '/v1/monitors'))
   const [open, setOpen] = useState(null)
-  const [error, setError] = useState(null)
-  const act = async (method, path, body) => {
-    setError(null)
-    try {
-      await api(method, path, body)
-    } catch (e) {
-      setError(e)
-    }
-    list.reload()
-  }
+  const { error, change: act } = useChange(list.reload)
   const monitors = list.data?.monitors ?? []
-  return html`<section class="card" aria-labelledby="monitors-title">
-    <div class="card-head">
-      <h2 id="monitors-title">Monitors</h2>
-      <button type="button" class="ghost" onClick=${list.reload}>Refresh</button>
-    </div>
-    <${ErrorNote} error=${list.error || error} />
-    ${list.loading && !list.data && html`<${Loading} />`}
+  return html`<${ListCard} name="monitors" title="Monitors" list=${list} error=${error}>
     ${list.data && monitors.length === 0 && html`<p class="empty">No monitors yet. Create one with <code>POST /v1/monitors</code>.</p>`}
     ${
       monitors.length > 0 &&
@@ -256,7 +228,7 @@ function Monitors() {
       </div>`
     }
     ${monitors.some((m) => m.last_error) && html`<p class="hint">Hover a status for details; a paused monitor shows why in its last error.</p>`}
-  </section>`
+  <//>`
 }
 
 export function WorkScreen({ session, path }) {
