@@ -26,6 +26,8 @@ test('consensus with providers that never answer: 503 upstream_timeout naming th
   expect(res.status).toBe(503)
   expect(res.headers.get('retry-after')).toBeTruthy()
   const body = await res.json()
-  expect(body.error).toMatchObject({ code: 'upstream_timeout', message: 'no engine of the consensus set answered within 1.5 s' })
+  // Said by the consensus deadline, or by the engines' own walks when theirs ran out first: a timeout either way.
+  expect(body.error.code).toBe('upstream_timeout')
+  expect(body.error.message).toMatch(/^no engine (of the consensus set answered within 1\.5 s|tried answered in time)/)
   expect(await balance()).toBe(before)
 })
