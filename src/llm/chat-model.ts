@@ -34,6 +34,14 @@ export interface ModelReply {
   usage: { prompt: number; completion: number }
 }
 
+/**
+ * Page text as a numbered source of a prompt, fenced as data: a `</source>` inside it is broken so
+ * the page cannot close its own fence and speak as the prompt.
+ */
+export function sourceBlock(n: number, text: string, attributes = ''): string {
+  return `<source n="${n}"${attributes}>\n${text.replaceAll('</source>', '</ source>')}\n</source>`
+}
+
 /** An answer larger than this is refused: a chat completion is a few kilobytes. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../llm/chat-model.ts'
+import { type ChatMessage, sourceBlock } from '../../../llm/chat-model.ts'
 import type { CheckOutput } from '../../../llm/json-schema.ts'
 import { checkAnswer } from '../context.answer.ts'
 import type { ResearchSource } from './research.response.ts'
@@ -74,12 +74,7 @@ export function readPlan(text: string | null, input: string, max: number): { que
 }
 
 const sourceBlocks = (sources: readonly ResearchSource[]) =>
-  sources
-    .map(
-      (s) =>
-        `<source n="${s.n}" title=${JSON.stringify(s.title ?? '')} url=${JSON.stringify(s.url)}>\n${s.text.replaceAll('</source>', '</ source>')}\n</source>`,
-    )
-    .join('\n\n')
+  sources.map((s) => sourceBlock(s.n, s.text, ` title=${JSON.stringify(s.title ?? '')} url=${JSON.stringify(s.url)}`)).join('\n\n')
 
 /** The report prompt: Markdown, every sentence citing the numbered sources. */
 export function reportMessages(input: string, sources: readonly ResearchSource[]): ChatMessage[] {
