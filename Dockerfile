@@ -31,8 +31,11 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
-COPY docker/entrypoint.sh docker/init-secrets.sh ./docker/
-RUN mkdir -p /data node_modules/.cache/trawl && chown node:node /data node_modules/.cache/trawl
+# The recorded engine pages `trawl demo` answers from (docs/cli.md).
+COPY fixtures/serp ./fixtures/serp
+COPY docker/entrypoint.sh docker/init-secrets.sh docker/trawl ./docker/
+RUN mkdir -p /data node_modules/.cache/trawl && chown node:node /data node_modules/.cache/trawl \
+  && ln -s /app/docker/trawl /usr/local/bin/trawl
 USER node
 VOLUME /data
 EXPOSE 8080

@@ -22,4 +22,4 @@ fi
 
 # A young generation of 8 MB a half (V8 defaults to 16): about 25 MB less at peak under a crawl,
 # the same speed (docs/performance.md).
-exec node --max-semi-space-size=8 /app/bin/trawl.mjs "$@"
+exec node --max-semi-space-size=8 "$(dirname "$0")/../bin/trawl.mjs" "$@"

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { readBalance } from './billing/credits.store.ts'
 import { toCredits } from './billing/money.ts'
@@ -30,7 +30,7 @@ import { rankRoutes } from './features/rank/rank.routes.ts'
 import { readingRoutes } from './features/reading/reading.routes.ts'
 import { searchRoutes } from './features/search/search.routes.ts'
 import { verticalRoutes } from './features/search/verticals/vertical.routes.ts'
-import { keyFromRequest } from './http/auth.ts'
+import { keyFromRequest, UNKNOWN_KEY } from './http/auth.ts'
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import './http/fastify-types.ts'
 import type { Services } from './deps.ts'
@@ -41,6 +41,7 @@ import { metricsRoutes } from './metrics/metrics.routes.ts'
 import { metrics } from './metrics/metrics.ts'
 import { safeEqual } from './security/secrets.ts'
 import { appDeps, jobKinds } from './services.ts'
+import { describeDatabase } from './store/database.ts'
 
 /** Headers browsers may read on cross-origin responses: the billing headers, X-Request-Id and Retry-After. */
 const EXPOSED_HEADERS = ['X-Credits-Used', 'X-Credits-Remaining', 'X-Cost-USD', 'X-Cache', 'X-Latency-Ms', 'X-Tokens-Estimate', 'X-Request-Id', 'Retry-After']
@@ -135,12 +136,19 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
       done()
     })
   }
+  const unknownKeyHint = hintOncePerMinute(
+    `an API key of the right form is not in this server's database (${describeDatabase(config.databaseUrl)}): ` +
+      "keys made with `trawl accounts create` or `trawl keys create` land in the database of that command's TRAWL_DATABASE_URL; give it the server's",
+  )
   app.addHook('preHandler', async (req) => {
     // Fastify builds req.routeOptions anew on each read.
     const route = req.routeOptions.config
     const mode = route?.auth
     if (mode === 'key' || mode === 'key-free') {
-      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: route.keyParam, from: route.keyFrom }))
+      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: route.keyParam, from: route.keyFrom })).catch((err) => {
+        if (err instanceof ApiError && err.message === UNKNOWN_KEY) unknownKeyHint(req.log)
+        throw err
+      })
       if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
     } else if (mode === 'admin') {
       const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
@@ -177,4 +185,18 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
   await dashboardRoutes(app, deps)
   docsRoutes(app)
   return app
+}
+
+/**
+ * A warning logged at most once a minute: a 401 for a well-formed key is most often an operator
+ * command that wrote to another database (docs/cli.md), and a client retrying must not flood the log.
+ */
+function hintOncePerMinute(message: string) {
+  let last = Number.NEGATIVE_INFINITY
+  return (log: FastifyBaseLogger) => {
+    const now = Date.now()
+    if (now - last < 60_000) return
+    last = now
+    log.warn(message)
+  }
 }

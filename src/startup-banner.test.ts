@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { loadConfig } from './config.ts'
 import { startupBanner, terminalLogStream } from './startup-banner.ts'
@@ -8,7 +9,7 @@ describe('the start-up banner', () => {
     expect(banner).toContain('API        http://127.0.0.1:8080')
     expect(banner).toContain('Dashboard  http://127.0.0.1:8080/app')
     expect(banner).toContain('API docs   http://127.0.0.1:8080/docs')
-    expect(banner).toContain('Database   sqlite:./data/trawl.db')
+    expect(banner).toContain(`Database   SQLite ${resolve('data/trawl.db')} (TRAWL_DATABASE_URL; operator commands need the same)`)
     expect(banner).toContain("npx trawl accounts create --email you@example.com --password 'choose one' --credits 100")
     expect(banner).not.toContain('sign-up open')
   })
@@ -28,6 +29,7 @@ describe('the start-up banner', () => {
     expect(banner).toContain('Dashboard  https://app.example.test (sign-up open)')
     expect(banner).toContain('curl -H "Authorization: Bearer trawl_live_..." "https://api.example.test/v1/search?q=coffee"')
     expect(banner).not.toContain('hunter2secret')
+    expect(banner).toContain('Database   PostgreSQL db/trawl (TRAWL_DATABASE_URL')
   })
 
   test('pretty log lines only at a terminal', async () => {

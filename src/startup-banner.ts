@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.ts'
+import { describeDatabase } from './store/database.ts'
 
 /**
  * What `trawl serve` (npm start) shows a person at a terminal: a short banner after listening, and
@@ -12,8 +13,6 @@ export function startupBanner(config: Pick<Config, 'baseUrl' | 'appUrl' | 'port'
   // With TRAWL_PORT=0 the configured base URL names port 0: the address listened on is the one to show.
   const base = config.port === 0 ? listenUrl.replace(/\/$/, '') : config.baseUrl
   const app = config.port === 0 && config.appUrl.startsWith(config.baseUrl) ? base + config.appUrl.slice(config.baseUrl.length) : config.appUrl
-  // The database's kind and, for SQLite, its file: never a PostgreSQL URL, which may carry a password.
-  const database = config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl : `${config.databaseUrl.split(':')[0]} (TRAWL_DATABASE_URL)`
   return [
     '',
     '  Trawl is running',
@@ -21,7 +20,7 @@ export function startupBanner(config: Pick<Config, 'baseUrl' | 'appUrl' | 'port'
     `  API        ${base}`,
     `  Dashboard  ${app}${config.signupOpen ? ' (sign-up open)' : ''}`,
     `  API docs   ${base}/docs`,
-    `  Database   ${database}`,
+    `  Database   ${describeDatabase(config.databaseUrl)} (TRAWL_DATABASE_URL; operator commands need the same)`,
     '',
     '  Create an account (in another terminal), then sign in to the dashboard with it:',
     "    npx trawl accounts create --email you@example.com --password 'choose one' --credits 100",

@@ -78,7 +78,7 @@ describe('trawl CLI', () => {
     expect(await accountOf(id)).toMatchObject({ balance: 12.5, plan: 'starter' })
 
     const unknown = await cli('credits', 'add', '--account', 'no-such-account', '--credits', '1')
-    expect(unknown).toMatchObject({ code: 1, stderr: 'trawl: not_found: account no-such-account does not exist\n' })
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringMatching(/\ntrawl: not_found: account no-such-account does not exist\n$/) })
   })
 
   test('keys create validates name and credit limit like the operator API', async () => {
@@ -89,6 +89,55 @@ describe('trawl CLI', () => {
     ])
     expect(longName).toMatchObject({ code: 2, stderr: expect.stringContaining('name must be at most 64 characters') })
     expect(badLimit).toMatchObject({ code: 2, stderr: expect.stringContaining('credit_limit must be 0 or more') })
+  })
+})
+
+describe('which database an operator command uses', () => {
+  test("credits add, keys create and keys list take a user's email for --account, and say which database they opened", async () => {
+    const email = `by-email-${Date.now()}@example.test`
+    const { id } = await trawl.account({ email, credits: 1 })
+    const added = await cli('credits', 'add', '--account', email.toUpperCase(), '--credits', '4', '--json')
+    expect(added.code).toBe(0)
+    expect(JSON.parse(added.stdout)).toMatchObject({ id, balance: 5 })
+    expect(added.stderr).toBe(`trawl: database SQLite ${join(dir, 'trawl.db')} (TRAWL_DATABASE_URL)\n`)
+    const key = await cli('keys', 'create', '--account', email, '--name', 'by email', '--json')
+    expect(key.code).toBe(0)
+    const { secret } = JSON.parse(key.stdout) as { secret: string }
+    expect((await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+    const listed = await cli('keys', 'list', '--account', email, '--json')
+    expect((JSON.parse(listed.stdout) as { keys: { name: string }[] }).keys.map((k) => k.name)).toContain('by email')
+    const nobody = await cli('keys', 'create', '--account', 'nobody@example.test', '--name', 'x')
+    expect(nobody).toMatchObject({ code: 1, stderr: expect.stringContaining('no user has the email nobody@example.test') })
+  })
+
+  test("a command run without the server's TRAWL_DATABASE_URL says it used the default file; the server logs a hint for its key", async () => {
+    const lines: string[] = []
+    const serverDir = mkdtempSync(join(tmpdir(), 'trawl-cli-db-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'trawl-cli-cwd-'))
+    const server = await startTrawl({ TRAWL_LOG_LEVEL: 'warn' }, { databaseDir: serverDir, logStream: { write: (line: string) => lines.push(line) } })
+    try {
+      const { TRAWL_DATABASE_URL: _, ...withoutUrl } = env
+      const made = await promisify(execFile)(process.execPath, [TRAWL, 'accounts', 'create', '--email', 'trap@example.test', '--json'], {
+        env: withoutUrl,
+        cwd: elsewhere,
+      })
+      expect(made.stderr).toContain(
+        `trawl: database SQLite ${join(elsewhere, 'data', 'trawl.db')} (the default: TRAWL_DATABASE_URL is unset; use the server's)`,
+      )
+      const { secret } = (JSON.parse(made.stdout) as { key: { secret: string } }).key
+      const refused = await fetch(`${server.base}/v1/account`, { headers: { authorization: `Bearer ${secret}` } })
+      expect(refused.status).toBe(401)
+      await fetch(`${server.base}/v1/account`, { headers: { authorization: `Bearer ${secret}` } })
+      const hints = lines.filter((line) => line.includes("is not in this server's database"))
+      expect(hints).toHaveLength(1) // once a minute, not once a request
+      expect(hints[0]).toContain(`SQLite ${join(serverDir, 'trawl.db')}`)
+      expect(hints[0]).toContain('TRAWL_DATABASE_URL')
+      expect(hints[0]).not.toContain(secret)
+    } finally {
+      await server.close()
+      rmSync(serverDir, { recursive: true, force: true })
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
   })
 })
 
@@ -147,7 +196,7 @@ describe('accounts list and show, keys list, rotate and revoke', () => {
     expect((await bearer(firstSecret)).status).toBe(200) // the other key is untouched
 
     const again = await cli('keys', 'revoke', ci.id)
-    expect(again).toMatchObject({ code: 1, stderr: `trawl: not_found: key ${ci.id} does not exist\n` })
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining(`\ntrawl: not_found: key ${ci.id} does not exist\n`) })
   })
 
   test('bad input is refused before anything changes', async () => {
@@ -164,10 +213,10 @@ describe('accounts list and show, keys list, rotate and revoke', () => {
     expect(noKey).toMatchObject({ code: 2, stderr: expect.stringContaining('trawl: missing <key-id>') })
     expect(noKey.stderr).toContain('usage: trawl keys rotate <key-id>')
     expect(emptyId).toMatchObject({ code: 2, stderr: expect.stringContaining('trawl: id: Too small') })
-    expect(noAccount).toMatchObject({ code: 1, stderr: 'trawl: not_found: key no-such-key does not exist\n' })
+    expect(noAccount).toMatchObject({ code: 1, stderr: expect.stringMatching(/\ntrawl: not_found: key no-such-key does not exist\n$/) })
     expect(badLimit).toMatchObject({ code: 2, stderr: expect.stringContaining('trawl: limit must be between 1 and 1,000') })
-    expect(unknownAccount).toMatchObject({ code: 1, stderr: 'trawl: not_found: account no-such-account does not exist\n' })
-    expect(unknownEmail).toMatchObject({ code: 1, stderr: 'trawl: not_found: no user has the email nobody@example.test\n' })
+    expect(unknownAccount).toMatchObject({ code: 1, stderr: expect.stringMatching(/\ntrawl: not_found: account no-such-account does not exist\n$/) })
+    expect(unknownEmail).toMatchObject({ code: 1, stderr: expect.stringMatching(/\ntrawl: not_found: no user has the email nobody@example.test\n$/) })
     expect(extra).toMatchObject({ code: 2, stderr: expect.stringContaining('unexpected argument "b"') })
     expect(missingAccount).toMatchObject({ code: 2, stderr: expect.stringContaining('--account is required') })
   })

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { randomBytes, scryptSync } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -175,6 +175,60 @@ describe('operator sets a password', () => {
     expect(unknown.code).not.toBe(0)
     expect(unknown.stderr).toContain('no user has the email nobody@example.test')
     expect((await signIn(trawl, address, 'piped password 2')).status).toBe(200)
+  })
+})
+
+/**
+ * Runs `trawl ...args` on a pseudo-terminal (util-linux `script`), typing each line once the
+ * output so far contains its prompt, as a person at the terminal would.
+ */
+function atTerminal(args: string[], answers: [prompt: string, line: string][]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, TRAWL, ...args].map((a) => `'${a}'`).join(' ')
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env })
+    let output = ''
+    let next = 0
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      while (next < answers.length && output.split(answers[next]![0]).length - 1 > countBefore(answers, next)) {
+        child.stdin.write(`${answers[next]![1]}\r`)
+        next++
+      }
+    })
+    child.on('close', (code) => resolve({ code: code ?? 1, output }))
+  })
+}
+/** How many of the earlier answers wait for the same prompt (each prompt is answered once per time it shows). */
+const countBefore = (answers: [string, string][], i: number) => answers.slice(0, i).filter(([p]) => p === answers[i]![0]).length
+
+describe('accounts set-password at a terminal', () => {
+  test('asks twice without echo; two that differ change nothing', async () => {
+    const address = email()
+    await trawl.account({ email: address, password: 'first password 0' })
+    const differ = await atTerminal(
+      ['accounts', 'set-password', '--account', address],
+      [
+        ['New password: ', 'typed password 1'],
+        ['Same password again: ', 'typed password 2'],
+      ],
+    )
+    expect(differ.code).toBe(2)
+    expect(differ.output).toContain('the two passwords differ; nothing was changed')
+    expect(differ.output).not.toContain('typed password')
+    expect((await signIn(trawl, address, 'first password 0')).status).toBe(200)
+
+    const same = await atTerminal(
+      ['accounts', 'set-password', '--account', address],
+      [
+        ['New password: ', 'typed password 3'],
+        ['Same password again: ', 'typed password 3'],
+      ],
+    )
+    expect(same.code).toBe(0)
+    expect(same.output).toContain(`password set for ${address}`)
+    expect(same.output).not.toContain('typed password')
+    expect((await signIn(trawl, address, 'typed password 3')).status).toBe(200)
+    expect((await signIn(trawl, address, 'first password 0')).status).toBe(401)
   })
 })
 

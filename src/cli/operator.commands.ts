@@ -36,10 +36,27 @@ function required(values: Parsed['values'], flag: string): string {
 /** An account or key id, checked as the operator API checks its path parameter. */
 const idOf = (id: string) => validate(AccountIdParams, { id }).id
 
+/** `--account` takes an account id or the email of one of its users, as `accounts show` does. */
+async function accountIdOf(store: Store, given: string): Promise<string> {
+  if (!given.includes('@')) return given
+  const { findUserByEmail } = await import('../features/accounts/accounts.store.ts')
+  const user = await findUserByEmail(store.db, given.trim().toLowerCase())
+  if (!user) throw new ApiError('not_found', `no user has the email ${given}`)
+  return user.account_id
+}
+
+/**
+ * Opens the database of TRAWL_DATABASE_URL, saying which on stderr first: a command run without the
+ * server's TRAWL_DATABASE_URL writes to the default SQLite file, and the key it prints then gets 401
+ * from a server on PostgreSQL. The line names the trap so it is seen before the key is tried.
+ */
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
   const { loadConfig } = await import('../config.ts')
-  const { openStore } = await import('../store/database.ts')
-  const store = await openStore(loadConfig().databaseUrl)
+  const { openStore, describeDatabase } = await import('../store/database.ts')
+  const url = loadConfig().databaseUrl
+  const source = process.env.TRAWL_DATABASE_URL ? 'TRAWL_DATABASE_URL' : "the default: TRAWL_DATABASE_URL is unset; use the server's"
+  process.stderr.write(`trawl: database ${describeDatabase(url)} (${source})\n`)
+  const store = await openStore(url)
   try {
     return await work(store)
   } finally {
@@ -77,12 +94,13 @@ async function accountOfKey(store: Store, keyId: string): Promise<string> {
 }
 
 const accountFlags: Flags = schemaFlags(CreateAccountBody)
+const accountFlag: Flags = { account: { kind: 'string', placeholder: 'ID|EMAIL', help: "the account: its id or a user's email" } }
 const creditFlags: Flags = {
-  account: { kind: 'string', placeholder: 'ID', help: 'the account' },
+  ...accountFlag,
   ...schemaFlags(AddCreditsBody, { help: { credits: 'credits to add (more than 0)', plan: 'raise the plan to at least this one' } }),
 }
 const keyFlags: Flags = {
-  account: { kind: 'string', placeholder: 'ID', help: 'the account' },
+  ...accountFlag,
   ...schemaFlags(CreateKeyBody, {
     help: { name: 'up to 64 characters', credit_limit: 'monthly credit limit of the key', user_id: 'the member the key belongs to (default: the owner)' },
   }),
@@ -106,9 +124,18 @@ const listFlags: Flags = {
   offset: { kind: 'number', param: 'offset', placeholder: 'N', help: 'skip this many (oldest first)' },
 }
 
-/** `accounts set-password` without --password: stdin, unless it is a terminal (no prompt: operators script this). */
-async function passwordFromStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('--password is required (or pipe the password on stdin)')
+/**
+ * `accounts set-password` without --password: asked twice at a terminal, not echoed; else read
+ * from stdin (scripts: all of it, one trailing newline removed). Either way it stays out of the
+ * shell history and the process list.
+ */
+async function passwordNotOnTheCommandLine(): Promise<string> {
+  if (process.stdin.isTTY) {
+    const [first, again] = await askHidden(['New password: ', 'Same password again: '])
+    if (!first) throw new UsageError('no password given')
+    if (again !== first) throw new UsageError('the two passwords differ; nothing was changed')
+    return first
+  }
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   const text = Buffer.concat(chunks)
@@ -116,6 +143,32 @@ async function passwordFromStdin(): Promise<string> {
     .replace(/\r?\n$/, '')
   if (!text) throw new UsageError('no password: pass --password or pipe it on stdin')
   return text
+}
+
+/**
+ * Lines read at the terminal with echo off: readline (raw mode, so it does the echoing) writes to
+ * a stream that drops everything; the prompts go to stderr. One interface for all the lines, read
+ * through its iterator, so lines typed ahead are not lost between prompts. Ctrl-C or Ctrl-D cancels.
+ */
+async function askHidden(prompts: string[]): Promise<string[]> {
+  const [{ createInterface }, { Writable }] = await Promise.all([import('node:readline'), import('node:stream')])
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() })
+  const rl = createInterface({ input: process.stdin, output: muted, terminal: true })
+  const canceled = new Promise<never>((_, reject) => rl.once('SIGINT', () => reject(new UsageError('canceled; nothing was changed'))))
+  const lines = rl[Symbol.asyncIterator]()
+  const answers: string[] = []
+  try {
+    for (const prompt of prompts) {
+      process.stderr.write(prompt)
+      const line = await Promise.race([lines.next(), canceled])
+      process.stderr.write('\n')
+      if (line.done) throw new UsageError('no password given')
+      answers.push(line.value)
+    }
+    return answers
+  } finally {
+    rl.close()
+  }
 }
 
 const SECRET_NOTE = '(shown only now; store it safely)'
@@ -282,18 +335,9 @@ export const operatorCommands: Command[] = [
     globals: 'operator',
     async run(parsed) {
       const [given] = positionalsExactly(parsed, ['<id|email>']) as [string]
-      const [service, store_, keysService] = await Promise.all([
-        import('../features/accounts/accounts.service.ts'),
-        import('../features/accounts/accounts.store.ts'),
-        import('../features/dashboard/keys.service.ts'),
-      ])
+      const [service, keysService] = await Promise.all([import('../features/accounts/accounts.service.ts'), import('../features/dashboard/keys.service.ts')])
       const shown = await withStore(async (store) => {
-        let id = idOf(given)
-        if (id.includes('@')) {
-          const user = await store_.findUserByEmail(store.db, id.trim().toLowerCase())
-          if (!user) throw new ApiError('not_found', `no user has the email ${id}`)
-          id = user.account_id
-        }
+        const id = await accountIdOf(store, idOf(given))
         const account = await service.getAccount(store, id)
         const users = await service.accountUsers(store, id)
         const { keys } = await asOwner(store, id, keysService.listKeys)
@@ -332,16 +376,16 @@ export const operatorCommands: Command[] = [
     name: 'accounts set-password',
     summary: "Set or reset a user's password: the account's owner by account id, or the user of an email; signs that user out everywhere",
     details:
-      'Without --password the password is read from stdin when stdin is not a terminal (all of it, one trailing newline removed), so it stays out of the shell history and the process list: printf %s "$PW" | trawl accounts set-password --account ID. 8 to 256 characters, as account creation takes it. Every dashboard session of the user ends.',
+      'Without --password it is asked for twice at a terminal (not shown as typed), or read from stdin when stdin is not a terminal (all of it, one trailing newline removed), so it stays out of the shell history and the process list: printf %s "$PW" | trawl accounts set-password --account ID. 8 to 256 characters, as account creation takes it. Every dashboard session of the user ends.',
     flags: {
       account: { kind: 'string', placeholder: 'ID|EMAIL', help: "an account id (its owner) or a user's email" },
-      password: { kind: 'string', placeholder: 'P', help: 'the new password (default: read from stdin when it is not a terminal)' },
+      password: { kind: 'string', placeholder: 'P', help: 'the new password (default: asked at a terminal, else read from stdin)' },
     },
     globals: 'operator',
     async run(parsed) {
       positionalsExactly(parsed, [])
       const given = idOf(required(parsed.values, 'account'))
-      const password = str(parsed.values, 'password') ?? (await passwordFromStdin())
+      const password = str(parsed.values, 'password') ?? (await passwordNotOnTheCommandLine())
       const input = validate(PasswordBody, { password })
       const { setUserPassword, userByAccountOrEmail } = await import('../features/accounts/accounts.service.ts')
       const user = await withStore(async (store) => {
@@ -365,7 +409,7 @@ export const operatorCommands: Command[] = [
       required(parsed.values, 'credits')
       const input = validate(AddCreditsBody, paramsFrom(creditFlags, parsed.values))
       const { addCredits } = await import('../features/accounts/accounts.service.ts')
-      const account = await withStore((store) => addCredits(store, id, input.credits, input.plan))
+      const account = await withStore(async (store) => addCredits(store, await accountIdOf(store, id), input.credits, input.plan))
       if (parsed.values.json) printJson(account)
       else print(`account ${account.id}: ${account.balance} credits, plan ${account.plan}`)
       return 0
@@ -382,7 +426,7 @@ export const operatorCommands: Command[] = [
       required(parsed.values, 'name')
       const input = validate(CreateKeyBody, paramsFrom(keyFlags, parsed.values))
       const { createKey } = await import('../features/accounts/accounts.service.ts')
-      const key = await withStore((store) => createKey(store, id, input))
+      const key = await withStore(async (store) => createKey(store, await accountIdOf(store, id), input))
       if (parsed.values.json) printJson(key)
       else print(`key ${key.id} "${key.name}": ${key.secret}\n${SECRET_NOTE}`)
       return 0
@@ -391,7 +435,7 @@ export const operatorCommands: Command[] = [
   {
     name: 'keys list',
     summary: "An account's live keys with this month's usage",
-    flags: { account: { kind: 'string', placeholder: 'ID', help: 'the account' } },
+    flags: accountFlag,
     globals: 'operator',
     async run(parsed) {
       positionalsExactly(parsed, [])
@@ -399,8 +443,9 @@ export const operatorCommands: Command[] = [
       const { listKeys } = await import('../features/dashboard/keys.service.ts')
       const { getAccountRow } = await import('../features/accounts/accounts.service.ts')
       const { keys } = await withStore(async (store) => {
-        await getAccountRow(store, id)
-        return asOwner(store, id, listKeys)
+        const accountId = await accountIdOf(store, id)
+        await getAccountRow(store, accountId)
+        return asOwner(store, accountId, listKeys)
       })
       if (parsed.values.json) printJson({ keys })
       else print(keys.length ? keyTable(keys) : 'No live keys.')

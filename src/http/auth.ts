@@ -46,6 +46,9 @@ export interface KeyLookup {
   touch(keyId: string, now: number): Promise<unknown>
 }
 
+/** The 401 for a well-formed key that no row holds (app.ts logs a hint for it). */
+export const UNKNOWN_KEY = 'invalid API key'
+
 /**
  * Validated keys are cached for `ttlMs` (at most a minute: TRAWL_KEY_CACHE_MS). Rotation and
  * revocation drop the entry at once here and, through `signals`, in every other process; the TTL
@@ -78,7 +81,7 @@ export class KeyCache {
       // ever branches on a partial match of secret material.
       if (!row || !safeEqual(row.secret_hash, hash)) {
         this.byHash.delete(hash)
-        throw new ApiError('unauthorized', 'invalid API key')
+        throw new ApiError('unauthorized', UNKNOWN_KEY)
       }
       entry = { hash, expiresAt: now + this.ttlMs, lastTouched: row.last_used_at ?? 0, auth: row.revoked_at != null ? null : authOf(row) }
       if (this.ttlMs > 0 && generation === this.generation) this.byHash.set(hash, entry)

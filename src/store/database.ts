@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve as resolvePath } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
@@ -34,6 +34,25 @@ export async function loadPg(): Promise<typeof pg> {
   // millicredits, far inside Number's safe range.
   driver.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
   return driver
+}
+
+/**
+ * Which database a URL names, for people: the SQLite file's absolute path, or PostgreSQL's host,
+ * port and database (never the user or password). Shown by the server's banner, by every operator
+ * command before it writes, and in the server's hint for a well-formed key it does not know: the
+ * usual cause is an operator command run without the server's TRAWL_DATABASE_URL.
+ */
+export function describeDatabase(databaseUrl: string): string {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const path = databaseUrl.slice('sqlite:'.length)
+    return `SQLite ${path === ':memory:' ? path : resolvePath(path)}`
+  }
+  try {
+    const u = new URL(databaseUrl)
+    return `PostgreSQL ${u.host}${u.pathname === '/' ? '' : u.pathname}`
+  } catch {
+    return 'PostgreSQL (an unparsable URL)'
+  }
 }
 
 export async function openStore(databaseUrl: string, opts: { migrate?: boolean } = {}): Promise<Store> {
