@@ -85,6 +85,8 @@ const Env = z.object({
     .min(0)
     .max(64)
     .default(Math.max(1, availableParallelism() - 1)),
+  // A reader thread whose heap ends a read above this many MB is replaced: V8 keeps what a huge page grew.
+  TRAWL_READER_THREAD_MEMORY_MB: z.coerce.number().int().min(1).max(65_536).default(512),
   // Rendering pages that need JavaScript (docs/rendering.md).
   TRAWL_BROWSER: z.string().optional(),
   TRAWL_BROWSER_CONTEXTS: z.coerce.number().int().min(1).max(32).default(2),
@@ -170,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** Fastify's trustProxy: req.ip from X-Forwarded-For only through these hops. */
     trustProxy: trustProxyOf(e.TRAWL_TRUST_PROXY),
     readerThreads: e.TRAWL_READER_THREADS,
+    readerThreadMemoryMb: e.TRAWL_READER_THREAD_MEMORY_MB,
     browser: Object.freeze({
       executablePath: browserPath(e.TRAWL_BROWSER, env.PATH),
       contexts: e.TRAWL_BROWSER_CONTEXTS,

@@ -48,7 +48,7 @@ export async function openServices(config: Config): Promise<Services> {
   const renderer = createRenderer(config)
   // Engine pages that need scripts are drawn by the same guarded browser as page reading.
   const upstream = createUpstreamClient(config, { share: proxyPenaltyShare(signals), browser: renderer, passes: gatePassStore(store) })
-  const reader = createReaderPool(config.readerThreads)
+  const reader = createReaderPool(config.readerThreads, { threadMemoryMb: config.readerThreadMemoryMb })
   const reviewsTokenSecret = await serverSecret(store, 'reviews_page_token')
   const engines = createEngines(upstream, {
     ...engineOptionsOf(config),

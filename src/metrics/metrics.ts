@@ -74,6 +74,11 @@ const creditsRefunded = counter(
   ['endpoint'],
 )
 
+const readerThreadsRecycled = counter(
+  'trawl_reader_threads_recycled_total',
+  'Reader threads replaced because their heap ended a page read above TRAWL_READER_THREAD_MEMORY_MB',
+  [],
+)
 const webhookAttempts = counter(
   'trawl_webhook_attempts_total',
   'Webhook delivery attempts, by event and outcome (delivered; retry: failed, another attempt is queued; failed: the last attempt failed)',
@@ -137,6 +142,9 @@ export const metrics = {
   },
   creditsRefunded(endpoint: string, mc: number) {
     if (mc > 0) creditsRefunded.inc({ endpoint }, mc / 1000)
+  },
+  readerThreadRecycled() {
+    readerThreadsRecycled.inc()
   },
   webhookAttempt(event: string, outcome: 'delivered' | 'retry' | 'failed') {
     webhookAttempts.inc({ event, outcome })

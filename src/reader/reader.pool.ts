@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Piscina } from 'piscina'
 import { ApiError, type ErrorCode } from '../errors.ts'
+import { metrics } from '../metrics/metrics.ts'
 import { readerWorkerFile, requireOnFirstUse } from '../paths.ts'
 import { type PageContent, type PageReadTask, readPageContent } from './reader.core.ts'
-import type { ThreadAnswer } from './reader.worker.ts'
+import { RETIRED_EXIT_CODE, type ReaderThreadData, type ThreadAnswer } from './reader.worker.ts'
 
 /**
  * Page reading (parse, extract, Markdown, links) on worker threads, so that every core reads and
@@ -12,14 +13,15 @@ import type { ThreadAnswer } from './reader.worker.ts'
  * services; until its threads have loaded the reader and read a warm-up page (under a second),
  * pages are read on the main thread rather than wait. When it is full (more than 8 tasks waiting
  * per thread) or a thread fails, the page is read on the main thread too: slower, never lost.
- * `threads: 0` reads there always.
+ * `threads: 0` reads there always. A thread whose heap ends a read above `threadMemoryMb` posts its
+ * answer and exits, and piscina starts a fresh one (V8 does not hand back what a deep page grew).
  */
 export interface ReaderPool {
   read(task: PageReadTask): Promise<PageContent>
   /** Threads used, 0 when every read runs on the main thread. */
   readonly threads: number
-  /** Pages read on a thread and on the main thread so far. */
-  counts(): { onThreads: number; inline: number }
+  /** Pages read on a thread and on the main thread so far, and threads replaced for their memory. */
+  counts(): { onThreads: number; inline: number; recycled: number }
   /** Starts the threads; true once one has loaded the reader, false when they cannot. */
   ready(): Promise<boolean>
   /** Reads the warm-up page on the calling thread too: the pages read here before the threads are up are not read by cold code. */
@@ -74,7 +76,7 @@ export function inlineReaderPool(): ReaderPool {
       return readPageContent(task)
     },
     threads: 0,
-    counts: () => ({ onThreads: 0, inline }),
+    counts: () => ({ onThreads: 0, inline, recycled: 0 }),
     ready: async () => false,
     warmInline,
     close: async () => {},
@@ -83,18 +85,55 @@ export function inlineReaderPool(): ReaderPool {
 
 export const inlineReader = inlineReaderPool()
 
-export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 'warn'>): ReaderPool {
+export interface ReaderPoolOptions {
+  /** A thread whose heap ends a read above this many MB is replaced (TRAWL_READER_THREAD_MEMORY_MB). */
+  threadMemoryMb?: number
+  log?: Pick<FastifyBaseLogger, 'warn'>
+}
+
+/** The default mark (config.ts has the same): a warm reader thread's heap is about 22 MB, the 100,000-deep page of the hostile-pages test leaves 37. */
+export const THREAD_MEMORY_MB = 512
+
+/**
+ * A retiring thread's exit reaches the pool after its answer, and the pool may hand it a task
+ * meanwhile (the next in the queue, or the caller's next read): that task fails with this exit.
+ */
+const isRetiredExit = (err: unknown) => (err as Error)?.message === `worker exited with code: ${RETIRED_EXIT_CODE}`
+
+/**
+ * Runs a task, again when it was sent to a retiring thread. Each such rerun follows another
+ * task's answer, so the tasks move on; past the bound, the caller reads the page on the main thread.
+ */
+async function runOnThread(pool: Piscina, task: PageReadTask, threads: number): Promise<ThreadAnswer> {
+  for (let rerun = 0; ; rerun++) {
+    try {
+      return (await pool.run(task)) as ThreadAnswer
+    } catch (err) {
+      if (rerun >= threads * (QUEUE_PER_THREAD + 1) || !isRetiredExit(err)) throw err
+    }
+  }
+}
+
+export function createReaderPool(threads: number, opts: ReaderPoolOptions = {}): ReaderPool {
   if (threads <= 0) return inlineReaderPool()
+  const { log, threadMemoryMb = THREAD_MEMORY_MB } = opts
   let pool: Piscina | null = null
   let closed = false
   let failures = 0
   let onThreads = 0
   let inline = 0
+  let recycled = 0
   let warm: Promise<boolean> | null = null
   let isWarm = false
   const readInline = (task: PageReadTask) => {
     inline++
     return readPageContent(task)
+  }
+  const noteRetired = ({ retiredAtMb }: ThreadAnswer) => {
+    if (retiredAtMb === undefined) return
+    recycled++
+    metrics.readerThreadRecycled()
+    log?.warn({ heapMb: retiredAtMb, markMb: threadMemoryMb, recycled }, 'reader thread above its memory mark; replaced by a fresh one')
   }
 
   const start = () => {
@@ -107,12 +146,16 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
       maxQueue: threads * QUEUE_PER_THREAD,
       // Threads live as long as the server: starting one (tsx, the reader's modules) takes a while.
       idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { threadMemoryMb } satisfies ReaderThreadData,
+      // Without atomics a thread goes back to its event loop after each answer, where a thread
+      // above the mark exits (reader.worker.ts); with them it would block, waiting for the next task.
+      atomics: 'disabled',
     })
     // A few pages per thread: the pool is used once a thread has loaded the reader and read them.
     const p = pool
     const warmUp = warmUpTask()
     const warmThread = async () => {
-      for (let i = 0; i < WARM_UP_READS; i++) await p.run(warmUp)
+      for (let i = 0; i < WARM_UP_READS; i++) noteRetired(await runOnThread(p, warmUp, threads))
     }
     warm = Promise.any(Array.from({ length: threads }, warmThread)).then(
       () => (isWarm = true),
@@ -131,12 +174,13 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
     if (!isWarm) return readInline(task)
     let answer: ThreadAnswer
     try {
-      answer = (await threadPool.run(task)) as ThreadAnswer
+      answer = await runOnThread(threadPool, task, threads)
       failures = 0
       onThreads++
     } catch (err) {
-      // Queue full: read here rather than wait. Anything else is the pool failing, not the page.
-      if (!/queue is at limit/i.test((err as Error).message ?? '')) {
+      // Queue full, or bounced off retiring threads: read here rather than wait. Anything else is
+      // the pool failing, not the page.
+      if (!/queue is at limit/i.test((err as Error).message ?? '') && !isRetiredExit(err)) {
         failures++
         log?.warn(
           { err, failures },
@@ -145,6 +189,7 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
       }
       return readInline(task)
     }
+    noteRetired(answer)
     if (answer.ok) return answer.page
     if (answer.apiError) throw new ApiError(answer.apiError.code as ErrorCode, answer.message, { retryAfterSeconds: answer.apiError.retryAfterSeconds })
     throw new Error(answer.message)
@@ -153,7 +198,7 @@ export function createReaderPool(threads: number, log?: Pick<FastifyBaseLogger, 
   return {
     read,
     threads,
-    counts: () => ({ onThreads, inline }),
+    counts: () => ({ onThreads, inline, recycled }),
     warmInline,
     async ready() {
       if (closed) return false
