@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { watchRedis } from './cache/redis.ts'
 import type { Config } from './config.ts'
+import type { Services } from './deps.ts'
 import { compactHeap } from './heap-compact.ts'
 import { jsonLogStream, loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
@@ -12,8 +13,8 @@ import { jobKinds, openServices, startWorkers } from './services.ts'
 import { startupBanner, terminalLogStream } from './startup-banner.ts'
 
 export interface ServeOptions {
-  /** Runs on the built app before it listens (hooks of `trawl demo`). */
-  prepare?: (app: FastifyInstance) => void
+  /** Runs on the built app before it listens (hooks of `trawl demo`, which also narrows what its engines take). */
+  prepare?: (app: FastifyInstance, services: Services) => void
   /** Printed once listening, at a terminal or not, instead of the terminal banner. */
   banner?: (listenUrl: string) => string
 }
@@ -25,7 +26,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   const terminal = process.stdout.isTTY === true
   const logStream = (await terminalLogStream(terminal)) ?? jsonLogStream()
   const app = await buildApp(services, { logStream })
-  opts.prepare?.(app)
+  opts.prepare?.(app, services)
   const workers = config.workers ? startWorkers(services, app.log) : null
   app.addHook('onClose', async () => {
     // Crawls go back to the queue and webhook attempts in flight finish before the store closes.

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -7,8 +7,9 @@ import { freePort } from './support/free-port.ts'
 
 /**
  * `trawl demo` as a person runs it: the real command in a child process, its printed key and
- * sign-in used over HTTP, results parsed from the recorded pages, then Ctrl-C and the temporary
- * database gone. Its engines are its own server on 127.0.0.1; nothing leaves the machine.
+ * sign-in used over HTTP, results parsed from the recorded pages, what it has not recorded said as
+ * such (engine health untouched), then Ctrl-C, or a hang-up, and the temporary database gone. Its
+ * engines are its own server on 127.0.0.1; nothing leaves the machine.
  */
 
 const TRAWL = new URL('../bin/trawl.mjs', import.meta.url).pathname
@@ -131,6 +132,68 @@ describe('trawl demo', () => {
     expect(res.headers.getSetCookie().some((c) => c.startsWith('trawl_session='))).toBe(true)
   })
 
+  test('the banner lists what is recorded, as docs/cli.md does', () => {
+    expect(stdout).toMatch(/^ {4}\/v1\/search +google, bing, duckduckgo, brave, mojeek, startpage, wikipedia$/m)
+    expect(stdout).toMatch(/^ {4}\/v1\/images +google, bing$/m)
+    expect(stdout).toMatch(/^ {4}\/v1\/maps +google$/m)
+    expect(stdout).toMatch(/^ {2}Not recorded.*\/v1\/news.*\/v1\/shopping.*\/v1\/scholar.*\/v1\/patents.*\/v1\/autocomplete/m)
+    // The block from "Recorded" to the blank line after it, line for line in the docs.
+    const lines = stdout.split('\n')
+    const from = lines.findIndex((l) => l.startsWith('  Recorded'))
+    const to = lines.indexOf('', from)
+    expect(from).toBeGreaterThan(0)
+    expect(to - from).toBeGreaterThan(5)
+    const docs = readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8')
+    for (const line of lines.slice(from, to)) expect(docs, line).toContain(line.trim())
+  })
+
+  test('the verticals recorded since answer from their pages: maps and places, Bing images, Startpage and Wikipedia', async () => {
+    for (const path of ['/v1/maps?q=x', '/v1/places?q=x', '/v1/images?q=x&engine=bing', '/v1/search?q=x&engine=startpage', '/v1/search?q=x&engine=wikipedia']) {
+      const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } })
+      expect(res.status, path).toBe(200)
+      expect(((await res.json()) as { results: unknown[] }).results.length, path).toBeGreaterThan(0)
+    }
+  })
+
+  test('what has no recorded page says so (501 not_configured), costs nothing, and leaves the engines healthy', async () => {
+    const auth = { authorization: `Bearer ${key}` }
+    const credits = async () => ((await (await fetch(`${base}/v1/account`, { headers: auth })).json()) as { balance: number }).balance
+    const before = await credits()
+    const asked: [string, RegExp][] = [
+      ['/v1/news?q=x', /no recorded google news page/],
+      ['/v1/shopping?q=x', /no recorded google shopping page/],
+      ['/v1/scholar?q=x', /no recorded google scholar page/],
+      ['/v1/patents?q=x', /no recorded google patents page/],
+      ['/v1/autocomplete?q=x', /no recorded google autocomplete page/],
+      ['/v1/news?q=x&engine=bing', /no recorded bing news page/],
+    ]
+    // Twice over: repeated failures would make an engine degraded, one refusal blocked.
+    for (const [path, says] of [...asked, ...asked]) {
+      const res = await fetch(`${base}${path}`, { headers: auth })
+      expect(res.status, path).toBe(501)
+      expect(res.headers.get('trawl-demo'), path).toBe('recorded pages')
+      const { error } = (await res.json()) as { error: { code: string; message: string } }
+      expect(error.code, path).toBe('not_configured')
+      expect(error.message, path).toMatch(says)
+      expect(error.message, path).toMatch(/recorded: .*web search/)
+      expect(error.message, path).toContain('npm start')
+      expect(error.message, path).not.toMatch(/refused|HTTP 404/)
+    }
+    expect(await credits()).toBe(before)
+    const engines = (await (await fetch(`${base}/v1/engines`, { headers: auth })).json()) as {
+      engines: { name: string; state: string; layouts: { layout: string }[] }[]
+    }
+    for (const engine of engines.engines) {
+      expect(engine.state, engine.name).toBe('healthy')
+      const layouts = engine.layouts.map((l) => l.layout)
+      expect(layouts, engine.name).not.toContain('news')
+      expect(layouts, engine.name).not.toContain('autocomplete')
+    }
+    // And Google still answers what was recorded.
+    const search = await fetch(`${base}/v1/search?q=x`, { headers: auth })
+    expect(search.status).toBe(200)
+  })
+
   test('Ctrl-C stops it cleanly and the temporary database is gone', async () => {
     child.kill('SIGINT')
     expect(await exited()).toBe(0)
@@ -138,4 +201,40 @@ describe('trawl demo', () => {
     expect(existsSync(dirname(databaseFile))).toBe(false)
     expect(stderr).toBe('')
   }, 60_000)
+})
+
+describe('trawl demo hung up on', () => {
+  test('SIGHUP (the terminal closed) stops it and removes its temporary database', async () => {
+    const port = await freePort()
+    const hupHome = mkdtempSync(join(tmpdir(), 'trawl-demo-test-'))
+    const demo = spawn(process.execPath, [TRAWL, 'demo'], {
+      env: { PATH: process.env.PATH ?? '', HOME: hupHome, TRAWL_PORT: String(port), TRAWL_BROWSER: 'off', TRAWL_READER_THREADS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    demo.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk
+    })
+    const code = new Promise<number | null>((resolve) => demo.once('exit', resolve))
+    try {
+      const database = await new Promise<string>((resolve, reject) => {
+        demo.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk
+          const match = out.match(/Database {3}(\S+) \(deleted when the demo stops\)/)
+          if (match) resolve(match[1] as string)
+        })
+        demo.once('exit', (c) => reject(new Error(`trawl demo exited (${c}) before printing its database:\n${out}\n${err}`)))
+      })
+      expect(existsSync(dirname(database))).toBe(true)
+      demo.kill('SIGHUP')
+      const exitCode = await code
+      expect(existsSync(dirname(database))).toBe(false)
+      expect(exitCode).toBe(0)
+      expect(err).toBe('')
+    } finally {
+      if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL')
+      rmSync(hupHome, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
