@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import cors from '@fastify/cors'
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { readBalance } from './billing/credits.store.ts'
 import { toCredits } from './billing/money.ts'
@@ -136,27 +136,7 @@ export async function buildApp(services: Services, opts: BuildOptions = {}): Pro
       done()
     })
   }
-  const unknownKeyHint = hintOncePerMinute(
-    `an API key of the right form is not in this server's database (${describeDatabase(config.databaseUrl)}): ` +
-      "keys made with `trawl accounts create` or `trawl keys create` land in the database of that command's TRAWL_DATABASE_URL; give it the server's",
-  )
-  app.addHook('preHandler', async (req) => {
-    // Fastify builds req.routeOptions anew on each read.
-    const route = req.routeOptions.config
-    const mode = route?.auth
-    if (mode === 'key' || mode === 'key-free') {
-      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: route.keyParam, from: route.keyFrom })).catch((err) => {
-        if (err instanceof ApiError && err.message === UNKNOWN_KEY) unknownKeyHint(req.log)
-        throw err
-      })
-      if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
-    } else if (mode === 'admin') {
-      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
-      // Without a configured token the operator API does not exist (TRAWL_ADMIN_TOKEN, README.md "Configuration").
-      if (!config.adminToken) throw new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)
-      if (!token || !safeEqual(token, config.adminToken)) throw new ApiError('unauthorized', 'operator API needs Authorization: Bearer <TRAWL_ADMIN_TOKEN>')
-    }
-  })
+  app.addHook('preHandler', authenticate(services))
 
   const deps = appDeps(services, app.log)
   healthRoutes(app, services)
@@ -198,5 +178,31 @@ function hintOncePerMinute(message: string) {
     if (now - last < 60_000) return
     last = now
     log.warn(message)
+  }
+}
+
+/** The route's `auth` mode checked before its handler: an API key (and its rate), or the operator token. */
+function authenticate(services: Services) {
+  const { config } = services
+  const unknownKeyHint = hintOncePerMinute(
+    `an API key of the right form is not in this server's database (${describeDatabase(config.databaseUrl)}): ` +
+      "keys made with `trawl accounts create` or `trawl keys create` land in the database of that command's TRAWL_DATABASE_URL; give it the server's",
+  )
+  return async (req: FastifyRequest) => {
+    // Fastify builds req.routeOptions anew on each read.
+    const route = req.routeOptions.config
+    const mode = route?.auth
+    if (mode === 'key' || mode === 'key-free') {
+      req.auth = await services.keys.resolve(keyFromRequest(req, { allowKeyParam: route.keyParam, from: route.keyFrom })).catch((err) => {
+        if (err instanceof ApiError && err.message === UNKNOWN_KEY) unknownKeyHint(req.log)
+        throw err
+      })
+      if (mode === 'key') await services.limiter.consume(req.auth.keyId, req.auth.rps)
+    } else if (mode === 'admin') {
+      const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
+      // Without a configured token the operator API does not exist (TRAWL_ADMIN_TOKEN, README.md "Configuration").
+      if (!config.adminToken) throw new ApiError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)
+      if (!token || !safeEqual(token, config.adminToken)) throw new ApiError('unauthorized', 'operator API needs Authorization: Bearer <TRAWL_ADMIN_TOKEN>')
+    }
   }
 }
