@@ -16,7 +16,9 @@ import { relatedWords } from '../../text/wordnet.ts'
  * matches on its own instead of adding to it: a related-article teaser on a page whose title
  * matches gets nothing from that title. Proximity rewards the question's words close together
  * (a window of 12 words), which length normalisation alone does not see in a long paragraph, and
- * clutter (mostly links, credit and teaser lines) is demoted.
+ * clutter (mostly links, credit and teaser lines) is demoted. Within a page, the question's words
+ * that the page's lead already holds (its subject) weigh less than the rest when ordering its
+ * chunks, so the passage that answers outranks the lead that only names the subject (focusScores).
  */
 
 export interface RankPage {
@@ -47,6 +49,10 @@ const PAGE_WEIGHT = 0.3
 const PROXIMITY_WEIGHT = 0.5
 const PROXIMITY_WINDOW = 12
 const PHRASE_WEIGHT = 0.3
+/** Within a page, the question's words its lead holds (the page's topic) weigh this share when ordering its chunks (focusScores). */
+const TOPIC_WEIGHT = 0.4
+/** The page's lead: its first chunk with a clutter factor at least this (context.passages.ts gives the same one as the leads). */
+const LEAD_CLUTTER = 0.6
 /** Questions that ask for a number: each of their words with a number at most NUMBER_WINDOW words away adds this share of its weight. */
 const NUMBER_WEIGHT = 0.5
 const NUMBER_WINDOW = 3
@@ -61,13 +67,19 @@ interface Group {
   terms: Term[]
 }
 
+/**
+ * A question's words that frame it rather than say what it asks: "what does the author say…".
+ * News attributes nearly every paragraph ("says", "said"), so they match everywhere but the answer.
+ */
+const FRAMING = new Set(['say', 'says', 'said', 'saying'])
+
 /** The question's words as groups of weighted stems, for pages in `language`; `queryLanguage` adds its stop words. */
 export function queryGroups(query: string, language: string, queryLanguage: string): Group[] {
   const a = analyzer(language)
   const q = analyzer(queryLanguage)
   const groups: Group[] = []
   const owns = new Set<string>()
-  const list = words(query).filter((w) => !a.isStop(w) && !q.isStop(w))
+  const list = words(query).filter((w) => !a.isStop(w) && !q.isStop(w) && !(queryLanguage === 'en' && FRAMING.has(w)))
   for (const w of list) {
     const own = a.stem(w)
     if (owns.has(own)) continue
@@ -224,20 +236,6 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
   const avgBody = bodies.reduce((a, d) => a + d.length, 0) / n || 1
   const avgHeading = headings.reduce((a, d) => a + d.length, 0) / n || 1
 
-  /** Σ over groups of the best weighted BM25 term score in `d`. */
-  const groupScore = (d: Doc, groups: Group[], avg: number) => {
-    let score = 0
-    for (const g of groups) {
-      let best = 0
-      for (const t of g.terms) {
-        const f = d.tf.get(t.stem)
-        if (f) best = Math.max(best, t.weight * idf(t.stem) * bm25Tf(f, d.length, avg))
-      }
-      score += best
-    }
-    return score
-  }
-
   // The page factor: each page as one document, its words against the question.
   const pageDocs = pages.map((_, p) => {
     const tf = new Map<string, number>()
@@ -250,7 +248,7 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
     return { stems: [], tf, length }
   })
   const avgPage = pageDocs.reduce((a, d) => a + d.length, 0) / (pageDocs.length || 1) || 1
-  const pageScores = pageDocs.map((d, p) => groupScore(d, groupsOf.get(languages[p]!)!, avgPage))
+  const pageScores = pageDocs.map((d, p) => groupScore(d, groupsOf.get(languages[p]!)!, avgPage, idf))
   const bestPage = Math.max(0, ...pageScores)
 
   // The title factor: the share of the question's weight its page's title holds.
@@ -268,19 +266,86 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
   })
 
   const asksNumber = queryLanguage === 'en' && ASKS_NUMBER.test(query.trim())
-  const termsOf = new Map([...groupsOf].map(([l, groups]) => [l, termGroups(groups, idf)]))
-  const scores = chunks.map((c, i) => {
-    const groups = groupsOf.get(languages[c.page]!)!
-    const body = groupScore(bodies[i]!, groups, avgBody)
+  /** What the chunk matches on its own: its words, its headings, their closeness, numbers beside them. */
+  const own = (i: number, groups: readonly Group[], terms: TermGroups) => {
+    const body = groupScore(bodies[i]!, groups, avgBody, idf)
     if (body === 0) return 0
-    const heading = groupScore(headings[i]!, groups, avgHeading)
-    const { proximity, phrases, numbers } = closeness(bodies[i]!.stems, groups, termsOf.get(languages[c.page]!)!, idf)
-    const own = body + HEADING_WEIGHT * heading + PROXIMITY_WEIGHT * proximity + PHRASE_WEIGHT * phrases + (asksNumber ? NUMBER_WEIGHT * numbers : 0)
+    const heading = groupScore(headings[i]!, groups, avgHeading, idf)
+    const { proximity, phrases, numbers } = closeness(bodies[i]!.stems, groups, terms, idf)
+    return body + HEADING_WEIGHT * heading + PROXIMITY_WEIGHT * proximity + PHRASE_WEIGHT * phrases + (asksNumber ? NUMBER_WEIGHT * numbers : 0)
+  }
+  const focused = focusScores(chunks, bodies, clutter, pages.length, (p) => groupsOf.get(languages[p]!)!, idf, own)
+  const scores = chunks.map((c, i) => {
     const titleFactor = 1 + TITLE_WEIGHT * titleShare[c.page]!
     const pageFactor = 1 + (bestPage > 0 ? (PAGE_WEIGHT * pageScores[c.page]!) / bestPage : 0)
-    return round4(own * titleFactor * pageFactor * clutter[i]!)
+    return round4(focused[i]! * titleFactor * pageFactor * clutter[i]!)
   })
   return { scores, clutter, languages }
+}
+
+/** Σ over groups of the best weighted BM25 term score in `d`. */
+function groupScore(d: Doc, groups: readonly Group[], avg: number, idf: (stem: string) => number): number {
+  let score = 0
+  for (const g of groups) {
+    let best = 0
+    for (const t of g.terms) {
+      const f = d.tf.get(t.stem)
+      if (f) best = Math.max(best, t.weight * idf(t.stem) * bm25Tf(f, d.length, avg))
+    }
+    score += best
+  }
+  return score
+}
+
+/**
+ * Topic and focus, per page. The question's words that the page's lead holds (its first chunk that
+ * is not clutter, the one the leads fallback gives) name what the page is about, as the question
+ * names it ("the science fiction writer John M. Ford"): within the page they tell no passage from
+ * another, and the lead, which holds them all, outranks the passage that answers ("diagnosed with
+ * Type 1 diabetes"). So a page's chunks are ordered with those words at TOPIC_WEIGHT of their
+ * weight, the rest of the question (its focus) deciding, then scaled so that the page's best chunk
+ * keeps the score it has with every word at full weight: the pages still compete on the whole
+ * question. (Discounting words for the whole collection, by their idf within the page or by the
+ * title, let other pages' chunks overtake the right page's and was measured worse.)
+ */
+function focusScores(
+  chunks: readonly RankChunk[],
+  bodies: readonly Doc[],
+  clutter: readonly number[],
+  pageCount: number,
+  groupsOfPage: (page: number) => Group[],
+  idf: (stem: string) => number,
+  own: (i: number, groups: readonly Group[], terms: TermGroups) => number,
+): number[] {
+  const leads = new Array<number>(pageCount).fill(-1)
+  const firsts = new Array<number>(pageCount).fill(-1)
+  chunks.forEach((c, i) => {
+    if (firsts[c.page] === -1) firsts[c.page] = i
+    if (leads[c.page] === -1 && clutter[i]! >= LEAD_CLUTTER) leads[c.page] = i
+  })
+  const plainTerms = new Map<Group[], TermGroups>()
+  const pages = Array.from({ length: pageCount }, (_, p) => {
+    const groups = groupsOfPage(p)
+    const terms = plainTerms.get(groups) ?? termGroups(groups, idf)
+    plainTerms.set(groups, terms)
+    const lead = bodies[leads[p] === -1 ? firsts[p]! : leads[p]!]
+    const topic = groups.map((g) => lead !== undefined && g.terms.some((t) => lead.tf.has(t.stem)))
+    if (!topic.includes(true)) return { groups, terms, focus: null }
+    const focus = groups.map((g, gi) => (topic[gi] ? { own: g.own, terms: g.terms.map((t) => ({ stem: t.stem, weight: t.weight * TOPIC_WEIGHT })) } : g))
+    return { groups, terms, focus: { groups: focus, terms: termGroups(focus, idf) } }
+  })
+  const plain = chunks.map((c, i) => own(i, pages[c.page]!.groups, pages[c.page]!.terms))
+  const focus = chunks.map((c, i) => {
+    const f = pages[c.page]!.focus
+    return f && plain[i]! > 0 ? own(i, f.groups, f.terms) : plain[i]!
+  })
+  const bestPlain = new Array<number>(pageCount).fill(0)
+  const bestFocus = new Array<number>(pageCount).fill(0)
+  chunks.forEach((c, i) => {
+    bestPlain[c.page] = Math.max(bestPlain[c.page]!, plain[i]! * clutter[i]!)
+    bestFocus[c.page] = Math.max(bestFocus[c.page]!, focus[i]! * clutter[i]!)
+  })
+  return chunks.map((c, i) => (bestFocus[c.page]! > 0 ? (focus[i]! * bestPlain[c.page]!) / bestFocus[c.page]! : 0))
 }
 
 /**
@@ -357,7 +422,8 @@ function closeness(
     for (let at = 0; at < list.length; at++) {
       if (list[at] !== a) continue
       if (list[at + 1] === b || (list[at + 1] === null && list[at + 2] === b)) {
-        phrases += (idf(a) + idf(b)) / 2
+        // Weighed as its words are: a page's topic words (focusScores) weigh less here too.
+        phrases += (idf(a) * groups[g]!.terms[0]!.weight + idf(b) * groups[g + 1]!.terms[0]!.weight) / 2
         break
       }
     }
