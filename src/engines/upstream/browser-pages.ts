@@ -67,7 +67,8 @@ export class BrowserPages {
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason
       const code = (err as { code?: string }).code
-      return fail(code === 'upstream_timeout' ? 'timeout' : 'error', `browser: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200))
+      // The error lists this attempt under its route's name ("browser: …"): the reason does not repeat it.
+      return fail(code === 'upstream_timeout' ? 'timeout' : 'error', (err instanceof Error ? err.message : String(err)).slice(0, 200))
     }
     // The drawn page's address as the engine sees it (a mapped test host is translated back).
     const finalUrl = (target.base && resolveRedirect(drawn.url, url, target)?.href) || drawn.url

@@ -20,7 +20,19 @@ export interface GuardProxy {
   url: string
   /** Connections refused by the policy since start (tests and /healthz read it). */
   readonly refused: number
+  /**
+   * Why the last connection to `host` failed, if it did: Chromium reports every failed tunnel as
+   * ERR_TUNNEL_CONNECTION_FAILED, whether the address was refused, DNS found nothing (offline) or
+   * the connect failed, and the renderer must not call an offline machine a private address.
+   */
+  failureFor(host: string): TunnelFailure | undefined
   close(): Promise<void>
+}
+
+export interface TunnelFailure {
+  kind: 'refused' | 'dns' | 'connect'
+  /** For people: `www.example.com resolves to 10.0.0.1`, `getaddrinfo ENOTFOUND www.example.com`, `connect ECONNREFUSED 1.2.3.4:443`. */
+  detail: string
 }
 
 export interface GuardProxyOptions {
@@ -71,7 +83,24 @@ interface ProxyState {
   connectTimeoutMs: number
   refused: number
   track(socket: Socket): void
+  /** The last failure per host, newest last; at most FAILURES_KEPT hosts. */
+  failures: Map<string, TunnelFailure>
 }
+
+const FAILURES_KEPT = 256
+
+function noteFailure(state: ProxyState, host: string, failure: TunnelFailure | null) {
+  const key = stripBrackets(host).toLowerCase()
+  state.failures.delete(key)
+  if (!failure) return
+  state.failures.set(key, failure)
+  if (state.failures.size > FAILURES_KEPT) state.failures.delete(state.failures.keys().next().value!)
+}
+
+const failureOf = (e: unknown, host: string): TunnelFailure =>
+  e instanceof BlockedAddressError
+    ? { kind: 'refused', detail: `${e.target.hostname} resolves to ${e.target.address}` }
+    : { kind: 'dns', detail: (e as Error).message || `no address for ${host}` }
 
 export async function startGuardProxy(opts: GuardProxyOptions): Promise<GuardProxy> {
   const sockets = new Set<Socket>()
@@ -79,6 +108,7 @@ export async function startGuardProxy(opts: GuardProxyOptions): Promise<GuardPro
     policy: opts.policy,
     connectTimeoutMs: opts.connectTimeoutMs ?? 15_000,
     refused: 0,
+    failures: new Map(),
     track: (s) => {
       sockets.add(s)
       s.once('close', () => sockets.delete(s))
@@ -100,6 +130,7 @@ export async function startGuardProxy(opts: GuardProxyOptions): Promise<GuardPro
     get refused() {
       return state.refused
     },
+    failureFor: (host) => state.failures.get(stripBrackets(host).toLowerCase()),
     async close() {
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -113,6 +144,7 @@ async function openChecked(state: ProxyState, host: string, port: number, client
   try {
     address = await resolveChecked(host, port, state.policy)
   } catch (e) {
+    noteFailure(state, host, failureOf(e, host))
     if (e instanceof BlockedAddressError) {
       state.refused++
       client.end(refusal(`${e.target.hostname} resolves to ${e.target.address}`))
@@ -122,14 +154,16 @@ async function openChecked(state: ProxyState, host: string, port: number, client
   return await new Promise<Socket | null>((resolve) => {
     const upstream = connect({ host: address, port, timeout: state.connectTimeoutMs })
     state.track(upstream)
-    const fail = () => {
+    const fail = (err?: Error) => {
+      noteFailure(state, host, { kind: 'connect', detail: err?.message ?? `connect to ${address}:${port} timed out` })
       upstream.destroy()
       if (!client.destroyed) client.end(badGateway)
       resolve(null)
     }
-    upstream.once('timeout', fail)
+    upstream.once('timeout', () => fail())
     upstream.once('error', fail)
     upstream.once('connect', () => {
+      noteFailure(state, host, null)
       upstream.removeListener('error', fail)
       upstream.removeListener('timeout', fail)
       upstream.setTimeout(0)
@@ -184,6 +218,7 @@ function forwardHttp(state: ProxyState, req: IncomingMessage, res: ServerRespons
       req.pipe(upstream)
     },
     (e) => {
+      noteFailure(state, target.hostname, failureOf(e, target.hostname))
       if (e instanceof BlockedAddressError) {
         state.refused++
         res.writeHead(403, { [REFUSED_HEADER]: '1', 'content-type': 'text/plain', connection: 'close' }).end(`refused by Trawl's address policy\n`)

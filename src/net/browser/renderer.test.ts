@@ -265,6 +265,30 @@ describe.skipIf(skipWithoutChromium)('the guard, with kept contexts', () => {
   })
 })
 
+describe.skipIf(skipWithoutChromium)('a page that cannot be reached', () => {
+  test('is named for what failed: no DNS answer (offline) or a refused connection, not a private address', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const closedPort = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const renderer = new Renderer({ executablePath: CHROMIUM_PATH, contexts: 1, pageTimeoutMs: 20_000, recyclePages: 100, maxRssMb: 4096, policy: allowAll })
+    try {
+      // This file's lookup fails every name but *.localhost, as an offline machine's would.
+      const offline = renderer.render('https://engine.offline-test.example/search?q=coffee', { timeoutMs: 15_000 })
+      await expect(offline).rejects.toMatchObject({ code: 'upstream_error' })
+      const offlineError = (await offline.catch((e: Error) => e)) as Error
+      expect(offlineError.message).toMatch(/DNS has no address for it \(getaddrinfo ENOTFOUND engine\.offline-test\.example\): is this machine offline\?/)
+      expect(offlineError.message).not.toContain('private')
+
+      const refused = (await renderer.render(`https://127.0.0.1:${closedPort}/`, { timeoutMs: 15_000 }).catch((e: Error) => e)) as Error & { code: string }
+      expect(refused.code).toBe('upstream_error')
+      expect(refused.message).toContain(`the connection failed (connect ECONNREFUSED 127.0.0.1:${closedPort})`)
+    } finally {
+      await renderer.close()
+    }
+  })
+})
+
 // On a loaded machine a drawn page can be judged quiet before its late fetch starts (the renderer's
 // network-idle rule, docs/rendering.md); these tests read every request of the page, so one such
 // draw is tried again rather than read as a header leak.

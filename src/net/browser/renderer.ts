@@ -244,7 +244,7 @@ export class Renderer {
       this.rendered++
       return result
     } catch (e) {
-      throw this.toApiError(e, deadline)
+      throw this.toApiError(e, deadline, url)
     } finally {
       // A tab kept for the site's next page leaves this render's headers behind (another tab is
       // closed anyway); one still routing them is never kept.
@@ -333,14 +333,21 @@ export class Renderer {
     }
   }
 
-  private toApiError(e: unknown, deadline: number): ApiError {
+  private toApiError(e: unknown, deadline: number, url: string): ApiError {
     if (e instanceof ApiError) return e
     const message = e instanceof Error ? e.message : String(e)
     if (Date.now() >= deadline || /Timeout .*exceeded/.test(message)) {
       return new ApiError('upstream_timeout', 'page was still being drawn when the rendering deadline ran out', { retryAfterSeconds: 5, cause: e })
     }
-    // A tunnel the proxy refused, for the page itself.
-    if (/ERR_TUNNEL_CONNECTION_FAILED/.test(message)) return new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
+    // A tunnel that failed for the page itself: refused by the address policy, or (offline, a name
+    // that does not resolve, a closed port) a network failure, named as the guard proxy saw it.
+    if (/ERR_TUNNEL_CONNECTION_FAILED/.test(message)) {
+      const failure = this.proxy?.failureFor(new URL(url).hostname)
+      if (!failure || failure.kind === 'refused') return new ApiError('invalid_request', PRIVATE_ADDRESS_MESSAGE)
+      const why =
+        failure.kind === 'dns' ? `DNS has no address for it (${failure.detail}): is this machine offline?` : `the connection failed (${failure.detail})`
+      return new ApiError('upstream_error', `page could not be rendered: ${why}`, { retryAfterSeconds: 5, cause: e })
+    }
     return new ApiError('upstream_error', `page could not be rendered: ${message.split('\n')[0]!.slice(0, 200)}`, { retryAfterSeconds: 5, cause: e })
   }
 
