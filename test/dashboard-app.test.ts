@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
-import { checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
+import { brokenWords, checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 import { startReceiver, verifyTrawlSignature } from './support/webhook-receiver.ts'
@@ -356,6 +356,12 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
         await expect.poll(() => app.getByText('No runs yet.').count(), UI_WAIT).toBe(1)
       }
       await screenshot(app, 'work-1280')
+      // On a phone the providers are cards: no label squeezed, no word broken across lines.
+      await app.setViewportSize({ width: 390, height: 844 })
+      expect(await brokenWords(app, '[data-testid="engines-table"]')).toEqual([])
+      await screenshot(app, 'work-390')
+      await app.getByTestId('engines-table').screenshot({ path: join(shots, 'engines-390.png') })
+      await app.setViewportSize({ width: 1280, height: 900 })
       // Signing out ends the session: the API refuses the cookie and the app shows the form.
       await app.getByRole('button', { name: 'Sign out' }).click()
       await app.getByRole('button', { name: 'Sign in' }).waitFor()

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
-import { checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
+import { checkedScreenshot, coversText, signInToDashboard } from './support/dashboard-page.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -193,6 +193,8 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
       expect(await linesOf(app, `"url":"${site.url}/blog/"`)).toBe(1)
       expect(await app.getByTestId('snippet').evaluate((pre) => pre.scrollWidth > pre.clientWidth)).toBe(true)
       expect(await noSidewaysScroll(app)).toBe(true)
+      // The Copy button sits above the snippet on a phone, over none of its text.
+      expect(await coversText(app, '.snippet .copy', '[data-testid="snippet"]')).toBe(false)
 
       await app.getByRole('button', { name: 'Run' }).click()
       await app.getByTestId('crawl-view').waitFor()

@@ -33,3 +33,61 @@ export async function checkedScreenshot(page: Page, dir: string, name: string): 
   expect(stats.dominantShare).toBeLessThan(0.95)
   return stats
 }
+
+/**
+ * Words the page broke across lines inside `selector`: a card label squeezed narrower than its
+ * text ("Rou/tes") and any word of the values drawn on two lines ("health/y"). A label is drawn by
+ * CSS (`td::before`), which a Range cannot measure: each is swapped for a span with its computed
+ * style, in the same place of the same flex row, for the check.
+ */
+export function brokenWords(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const probes: HTMLElement[] = []
+    for (const td of document.querySelectorAll(`${sel} td[data-label]`)) {
+      const before = getComputedStyle(td, '::before')
+      if (before.content === 'none' || before.content === 'normal') continue
+      const probe = document.createElement('span')
+      probe.textContent = td.getAttribute('data-label')
+      for (const prop of ['font', 'white-space', 'flex', 'word-break', 'overflow-wrap', 'text-align']) probe.style.setProperty(prop, before.getPropertyValue(prop))
+      probes.push(probe)
+      td.prepend(probe)
+    }
+    const hide = document.createElement('style')
+    hide.textContent = `${sel} td[data-label]::before { content: none !important; }`
+    document.head.append(hide)
+    const broken: string[] = []
+    for (const root of document.querySelectorAll(sel)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? ''
+        for (const m of text.matchAll(/\S+/g)) {
+          const range = document.createRange()
+          range.setStart(node, m.index)
+          range.setEnd(node, m.index + m[0].length)
+          if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(m[0])
+        }
+      }
+    }
+    for (const probe of probes) probe.remove()
+    hide.remove()
+    return broken
+  }, selector)
+}
+
+/** True when the box of `over` covers any of the text drawn in `under` (a button over code, say). */
+export function coversText(page: Page, over: string, under: string): Promise<boolean> {
+  return page.evaluate(
+    ([o, u]) => {
+      const box = document.querySelector(o!)?.getBoundingClientRect()
+      const target = document.querySelector(u!)
+      if (!box || !target) return false
+      const range = document.createRange()
+      range.selectNodeContents(target)
+      const visible = target.getBoundingClientRect()
+      return [...range.getClientRects()].some(
+        (r) => r.width > 0 && r.left < Math.min(box.right, visible.right) && r.right > box.left && r.top < box.bottom && r.bottom > box.top && r.top < visible.bottom,
+      )
+    },
+    [over, under],
+  )
+}

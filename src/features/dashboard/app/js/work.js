@@ -48,9 +48,9 @@ function Engines() {
           <tbody>
             ${list.data.engines.map(
               (e) => html`<tr key=${e.name}>
-                <td data-label="Provider"><strong>${e.name}</strong>${e.primary ? html` <span class="muted small">(primary)</span>` : ''}</td>
+                <td data-label="Provider"><span><strong>${e.name}</strong>${e.primary ? html` <span class="muted small">(primary)</span>` : ''}</span></td>
                 <td data-label="State"><${Badge} tone=${TONE[e.state]}>${e.state}<//></td>
-                <td data-label="Routes" class="wrap" data-testid="engine-routes">${(e.routes ?? []).map((r) => html`<${Route} route=${r} />`)}</td>
+                <td data-label="Routes" class="wrap" data-testid="engine-routes"><span>${(e.routes ?? []).map((r) => html`<${Route} route=${r} />`)}</span></td>
                 <td data-label="Verticals" class="wrap">${e.verticals.join(', ')}</td>
                 <td data-label="In auto">${e.auto ? 'yes' : 'no'}</td>
                 <td data-label="In consensus">${e.consensus ? 'yes' : 'no'}</td>
