@@ -48,7 +48,8 @@ export function brokenWords(page: Page, selector: string): Promise<string[]> {
       if (before.content === 'none' || before.content === 'normal') continue
       const probe = document.createElement('span')
       probe.textContent = td.getAttribute('data-label')
-      for (const prop of ['font', 'white-space', 'flex', 'word-break', 'overflow-wrap', 'text-align']) probe.style.setProperty(prop, before.getPropertyValue(prop))
+      for (const prop of ['font', 'white-space', 'flex', 'word-break', 'overflow-wrap', 'text-align'])
+        probe.style.setProperty(prop, before.getPropertyValue(prop))
       probes.push(probe)
       td.prepend(probe)
     }
@@ -85,7 +86,13 @@ export function coversText(page: Page, over: string, under: string): Promise<boo
       range.selectNodeContents(target)
       const visible = target.getBoundingClientRect()
       return [...range.getClientRects()].some(
-        (r) => r.width > 0 && r.left < Math.min(box.right, visible.right) && r.right > box.left && r.top < box.bottom && r.bottom > box.top && r.top < visible.bottom,
+        (r) =>
+          r.width > 0 &&
+          r.left < Math.min(box.right, visible.right) &&
+          r.right > box.left &&
+          r.top < box.bottom &&
+          r.bottom > box.top &&
+          r.top < visible.bottom,
       )
     },
     [over, under],
