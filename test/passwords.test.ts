@@ -302,6 +302,22 @@ describe('self-service sign-up', () => {
     }
   })
 
+  test('a sign-up with an email that has an account is refused without saying it is registered', async () => {
+    const t = await startTrawl({ TRAWL_SIGNUP: 'open' })
+    try {
+      const taken = email()
+      await t.account({ email: taken })
+      const refused = await api(t, 'POST', '/signup', { email: taken.toUpperCase(), password: 'a good password' })
+      expect(refused.status).toBe(400)
+      const message = (await refused.json()).error.message as string
+      expect(message).toBe('this email cannot sign up here; if it has an account, sign in (the operator resets forgotten passwords)')
+      expect(message.toLowerCase()).not.toContain(taken)
+      expect(message).not.toContain('registered')
+    } finally {
+      await t.close()
+    }
+  })
+
   test('sign-ups have budgets of their own: a shared address that spent them still signs in; no credits by default', async () => {
     const t = await startTrawl({ TRAWL_SIGNUP: 'open', TRAWL_SIGNUP_PER_HOUR: '2' })
     try {
