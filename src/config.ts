@@ -72,6 +72,7 @@ const Env = z.object({
   // Sign-up abuse (docs/dashboard.md): credits a new account gets, and accounts per address an hour.
   TRAWL_SIGNUP_CREDITS: z.coerce.number().min(0).max(1_000_000).default(0),
   TRAWL_SIGNUP_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(3),
+  TRAWL_SIGNUP_VERIFY_URL: z.url({ error: 'must be an http(s) URL' }).optional(),
   // Behind a reverse proxy: which hops' X-Forwarded-For to believe (false, true, a hop count, or addresses/CIDRs).
   TRAWL_TRUST_PROXY: z
     .string()
@@ -168,7 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searxngKeyless: e.TRAWL_SEARXNG_KEYLESS === 'true',
     /** Self-service sign-up at <app>/api/v1/signup (docs/dashboard.md). */
     signupOpen: e.TRAWL_SIGNUP === 'open',
-    signup: Object.freeze({ credits: e.TRAWL_SIGNUP_CREDITS, perHour: e.TRAWL_SIGNUP_PER_HOUR }),
+    signup: Object.freeze({ credits: e.TRAWL_SIGNUP_CREDITS, perHour: e.TRAWL_SIGNUP_PER_HOUR, verifyUrl: e.TRAWL_SIGNUP_VERIFY_URL ?? null }),
     /** Fastify's trustProxy: req.ip from X-Forwarded-For only through these hops. */
     trustProxy: trustProxyOf(e.TRAWL_TRUST_PROXY),
     readerThreads: e.TRAWL_READER_THREADS,

@@ -17,6 +17,7 @@ import { pruneExpiredCrawls } from './features/crawl/crawl.store.ts'
 import { crawlJobKind } from './features/crawl/crawl.worker.ts'
 import { pruneExpiredSessions } from './features/dashboard/dashboard.store.ts'
 import { pruneLoginAttempts } from './features/dashboard/login-throttle.store.ts'
+import { deleteExpiredSignups } from './features/dashboard/signup-pending.store.ts'
 import { pruneExpiredMonitorRuns } from './features/monitors/monitors.store.ts'
 import { monitorJobKind } from './features/monitors/monitors.worker.ts'
 import { KeyCache } from './http/auth.ts'
@@ -115,6 +116,7 @@ export function maintenanceSweeps(services: Services): Sweep[] {
     { run: () => sealClearWebhookSecrets(store), field: 'sealed', level: 'info', message: 'encrypted webhook secrets stored in clear by an earlier version' },
     { run: (now) => pruneLoginAttempts(store.db, now), field: 'attempts', level: 'debug', message: 'removed sign-in attempt counters whose window ended' },
     { run: (now) => pruneExpiredSessions(store.db, now), field: 'sessions', level: 'debug', message: 'removed dashboard sessions past their expiry' },
+    { run: (now) => deleteExpiredSignups(store.db, now), field: 'signups', level: 'debug', message: 'removed sign-up links past their expiry' },
   ]
 }
 

@@ -290,6 +290,7 @@ describe('source layout', () => {
     cache_entries: ['src/cache/'],
     sessions: ['src/features/dashboard/'],
     login_attempts: ['src/features/dashboard/'],
+    signup_pending: ['src/features/dashboard/'],
     webhook_deliveries: ['src/webhooks/'],
     crawls: ['src/features/crawl/'],
     crawl_pages: ['src/features/crawl/'],

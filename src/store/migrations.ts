@@ -22,6 +22,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_login_attempts': up(loginAttempts),
     '0011_engine_passes': up(enginePasses),
     '0012_research_jobs': up(researchJobs),
+    '0013_signup_pending': up(signupPending),
   }
 }
 
@@ -350,6 +351,18 @@ async function researchJobs(db: Kysely<any>) {
   )
   await createJobIndexes(db, 'research_jobs')
   await db.schema.createIndex('research_jobs_expires').on('research_jobs').columns(['expires_at']).execute()
+}
+
+/** Sign-ups waiting for their email to be proven (features/dashboard/signup-verify.ts). */
+async function signupPending(db: Kysely<any>) {
+  await db.schema
+    .createTable('signup_pending')
+    .addColumn('email', 'text', (c) => c.primaryKey())
+    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('password_hash', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .execute()
 }
 
 /** Applies every pending migration; safe to call at every start and from several processes. */

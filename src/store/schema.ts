@@ -25,6 +25,7 @@ export interface Tables {
   login_attempts: LoginAttemptRow
   engine_passes: EnginePassRow
   research_jobs: ResearchJobRow
+  signup_pending: SignupPendingRow
 }
 
 export interface AccountRow {
@@ -312,4 +313,17 @@ export interface ResearchJobRow extends HeldJobRow {
   sources: string
   /** Model calls and tokens, searches, pages and passage tokens so far (JSON). */
   meta: string
+}
+
+/**
+ * A sign-up waiting for its email to be proven (TRAWL_SIGNUP_VERIFY_URL): the account is made when
+ * the link is opened (features/dashboard/signup-verify.ts). One row per email; the newest wins.
+ */
+export interface SignupPendingRow {
+  email: string
+  /** SHA-256 of the link's token (hex): the token itself is only in the email. */
+  token_hash: string
+  password_hash: string
+  created_at: number
+  expires_at: number
 }

@@ -16,6 +16,8 @@ import * as accounts from './accounts.store.ts'
 export interface NewAccount {
   email: string
   password?: string
+  /** A password already checked and hashed (a sign-up proven by its email link). */
+  passwordHash?: string
   plan: Plan
   credits: number
   monthly_spend_cap?: number | null
@@ -49,7 +51,7 @@ export async function createAccount(store: Store, input: NewAccount) {
   const now = Date.now()
   const email = input.email.trim().toLowerCase()
   if (input.password) checkNewPassword(input.password, [email])
-  const passwordHash = input.password ? await hashPassword(input.password) : null
+  const passwordHash = input.passwordHash ?? (input.password ? await hashPassword(input.password) : null)
   const account: AccountRow = {
     id: randomUUID(),
     plan: input.plan,

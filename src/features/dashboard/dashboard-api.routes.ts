@@ -8,6 +8,7 @@ import { clearSignedInHint, dashboardPaths, sessionReader } from './dashboard.ht
 import { createDashboardKey, listKeys, patchKey, revokeKey, rotateKey, setMemberKeyLimit } from './keys.service.ts'
 import type { LoginThrottle } from './login-throttle.ts'
 import { changePassword, login, logout, SESSION_COOKIE, SESSION_TTL_MS, SIGNED_IN_HINT_COOKIE, signup } from './sessions.service.ts'
+import { finishSignup, requestSignupLink, VERIFY_PATH } from './signup-verify.ts'
 
 const LoginBody = z.strictObject({ email: z.string().min(1, 'email is required'), password: z.string().min(1, 'password is required') })
 const creditLimit = z
@@ -24,6 +25,7 @@ const PasswordChangeBody = z.strictObject({
   new_password: password,
 })
 const IdParams = z.strictObject({ id: z.string().min(1) })
+const VerifyQuery = z.strictObject({ token: z.string({ error: 'token is required' }).min(1, 'token is required').max(200, 'token is too long') })
 
 /**
  * The dashboard's own API at {app_api_url} (not public, not versioned): cookie sessions, not API keys.
@@ -65,9 +67,20 @@ export function dashboardApiRoutes(
     // Budgets of its own, never given back: TRAWL_SIGNUP_PER_HOUR accounts per address (an IPv6
     // /64), one per mailbox (plus-tags folded) an hour; sign-in's budgets are not touched.
     await signupThrottle.take(req.ip, body.email)
+    // With a verification hook, the account is made when the emailed link is opened (signup-verify.ts).
+    if (services.config.signup.verifyUrl) {
+      return reply.code(202).send(await requestSignupLink(services.store, services.config, `${services.config.appUrl}/api`, body.email, body.password))
+    }
     const created = await signup(services.store, body.email, body.password, services.config.signup.credits)
     setSessionCookies(req, reply, created.token)
     return reply.code(201).send({ user: created.user, account: created.account, key: created.key })
+  })
+  app.get(`${prefix}${VERIFY_PATH}`, opts, async (req, reply) => {
+    if (!services.config.signupOpen || !services.config.signup.verifyUrl) throw new ApiError('not_found', `no route GET ${prefix}${VERIFY_PATH}`)
+    const { token } = parseWith(VerifyQuery, req.query)
+    const session = await finishSignup(services.store, token, services.config.signup.credits)
+    setSessionCookies(req, reply, session.token)
+    return reply.redirect(`${services.config.appUrl}/`, 303)
   })
   app.post(`${prefix}/v1/password`, opts, async (req, reply) => {
     const me = await user(req)

@@ -40,7 +40,7 @@ export async function login(store: Store, email: string, password: string) {
 /** Sessions a user keeps at once: signing in again past this ends the oldest. */
 export const MAX_SESSIONS_PER_USER = 20
 
-async function openSession(store: Store, user: { id: string; email: string; role: 'owner' | 'member' }) {
+export async function openSession(store: Store, user: { id: string; email: string; role: 'owner' | 'member' }) {
   const token = randomBytes(32).toString('base64url')
   const now = Date.now()
   await insertSession(store.db, { id_hash: sha256(token), user_id: user.id, created_at: now, expires_at: now + SESSION_TTL_MS })
@@ -53,15 +53,15 @@ async function openSession(store: Store, user: { id: string; email: string; role
  * (TRAWL_SIGNUP_CREDITS, none by default), its owner, its first API key (the secret returned once,
  * as the operator's create does), and a session.
  */
+export const TAKEN_MESSAGE = 'this email cannot sign up here; if it has an account, sign in (the operator resets forgotten passwords)'
+
 /**
  * Self-service sign-up. An email that is taken gets the answer any refused sign-up could get, not
  * the operator's "is already registered": without email proof some answer must differ from a
  * success, so what keeps sign-up from being an address book is its budgets (docs/dashboard.md).
  */
 export async function signup(store: Store, email: string, password: string, credits: number) {
-  if (await findUserByEmail(store.db, email.trim().toLowerCase())) {
-    throw new ApiError('invalid_request', 'this email cannot sign up here; if it has an account, sign in (the operator resets forgotten passwords)')
-  }
+  if (await findUserByEmail(store.db, email.trim().toLowerCase())) throw new ApiError('invalid_request', TAKEN_MESSAGE)
   const created = await createAccount(store, { email, password, plan: 'free', credits })
   const session = await openSession(store, { id: created.owner.id, email: created.owner.email, role: 'owner' })
   return { ...session, account: created.account, key: created.key }

@@ -52,6 +52,15 @@ function Login({ onSignedIn }) {
     setMode(next)
     setError(null)
   }
+  // With email proof on (TRAWL_SIGNUP_VERIFY_URL) the account is made when the emailed link is opened.
+  if (created?.status === 'verification_sent')
+    return html`<main class="login">
+      <section class="card login-card" aria-labelledby="verify-title" data-testid="signup-verify">
+        <h1 id="verify-title">Check your inbox</h1>
+        <p>${`A link to finish your sign-up was sent to ${created.email}. It works once, until ${new Date(created.expires_at).toLocaleString()}; opening it creates your account and signs you in.`}</p>
+        <button type="button" class="link" onClick=${() => setCreated(null)}>Back</button>
+      </section>
+    </main>`
   if (created)
     return html`<main class="login">
       <${SecretReveal} title="Your account is ready" secret=${created.key.secret} onDone=${onSignedIn}>
