@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { launchChromium, skipWithoutChromium } from './support/browser.ts'
+import { freePort } from './support/free-port.ts'
 import { pathServer } from './support/path-server.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -35,12 +37,18 @@ beforeAll(async () => {
       res.writeHead(hookStatus).end()
     },
   })
-  trawl = await startTrawl({
-    TRAWL_SIGNUP: 'open',
-    TRAWL_SIGNUP_VERIFY_URL: `${hook.base}/send`,
-    TRAWL_SIGNUP_CREDITS: '5',
-    TRAWL_SIGNUP_PER_HOUR: '100',
-  })
+  // A known port, so that TRAWL_APP_URL, which the emailed link and its redirect name, is this server's.
+  const port = await freePort()
+  trawl = await startTrawl(
+    {
+      TRAWL_PORT: String(port),
+      TRAWL_SIGNUP: 'open',
+      TRAWL_SIGNUP_VERIFY_URL: `${hook.base}/send`,
+      TRAWL_SIGNUP_CREDITS: '5',
+      TRAWL_SIGNUP_PER_HOUR: '100',
+    },
+    { port },
+  )
 })
 afterAll(async () => {
   await trawl?.close()
@@ -53,14 +61,6 @@ const api = (path: string, body?: unknown, cookie?: string) =>
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(cookie ? { cookie } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
-/**
- * The emailed link, on this test server: the link names TRAWL_APP_URL (never the request's Host,
- * which a client writes), and here the configured URL has port 0.
- */
-const local = (link: string) => {
-  const url = new URL(link)
-  return `${trawl.base}${url.pathname}${url.search}`
-}
 const cookieOf = (res: Response) =>
   res.headers
     .getSetCookie()
@@ -75,20 +75,20 @@ describe('sign-up with an email link', () => {
     expect(await res.json()).toMatchObject({ status: 'verification_sent', email: address })
     const message = received.at(-1)!
     expect(message).toMatchObject({ type: 'signup.verify', email: address })
-    expect(message.verify_url).toMatch(new RegExp(`^${trawl.services.config.appUrl}/api/v1/signup/verify\\?token=[\\w-]{43}$`))
+    expect(message.verify_url).toMatch(new RegExp(`^${trawl.base}/app/api/v1/signup/verify\\?token=[\\w-]{43}$`))
     // Not yet an account: sign-in fails, no session was given.
     expect(cookieOf(res)).toBeUndefined()
     expect((await api('/login', { email: address, password: 'a good password 1' })).status).toBe(401)
 
-    const opened = await fetch(local(message.verify_url), { redirect: 'manual' })
+    const opened = await fetch(message.verify_url, { redirect: 'manual' })
     expect(opened.status).toBe(303)
-    expect(opened.headers.get('location')).toBe(`${trawl.services.config.appUrl}/`)
+    expect(opened.headers.get('location')).toBe(`${trawl.base}/app/`)
     const cookie = cookieOf(opened)!
     const account = await (await api('/account', undefined, cookie)).json()
     expect(account).toMatchObject({ user: { email: address, role: 'owner' }, account: { plan: 'free', balance: 5 } })
     expect((await api('/login', { email: address, password: 'a good password 1' })).status).toBe(200)
 
-    const again = await fetch(local(message.verify_url), { redirect: 'manual' })
+    const again = await fetch(message.verify_url, { redirect: 'manual' })
     expect(again.status).toBe(400)
     expect((await again.json()).error.message).toBe('this sign-up link is unknown, already used or expired: sign up again')
   })
@@ -96,7 +96,7 @@ describe('sign-up with an email link', () => {
   test('a bad password, a taken email or a second sign-up of the mailbox within the hour never reaches the hook', async () => {
     const address = email()
     await api('/signup', { email: address, password: 'first good password' })
-    const link = local(received.at(-1)!.verify_url)
+    const link = received.at(-1)!.verify_url
     const count = received.length
     const [again, weak] = await Promise.all([
       api('/signup', { email: address, password: 'second good password' }),
@@ -122,11 +122,36 @@ describe('sign-up with an email link', () => {
       const error = (await failed.json()).error
       expect(error).toMatchObject({ code: 'unavailable' })
       expect(error.message).toContain("the operator's verification hook answered HTTP 500")
-      const link = local(received.at(-1)!.verify_url)
+      const link = received.at(-1)!.verify_url
       expect((await fetch(link, { redirect: 'manual' })).status).toBe(400)
     } finally {
       hookStatus = 200
     }
     expect((await api('/login', { email: address, password: 'a good password 4' })).status).toBe(401)
   })
+})
+
+describe.skipIf(skipWithoutChromium)('the dashboard with an email link', () => {
+  test('the form says to check the inbox; the link opens the dashboard signed in', async () => {
+    const browser = await launchChromium()
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      await page.goto(`${trawl.base}/app`)
+      await page.getByRole('button', { name: 'Create an account' }).click()
+      const address = email()
+      await page.getByLabel('Email').fill(address)
+      await page.getByLabel('Password (8 to 256 characters)').fill('a good browser password')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await page.getByRole('heading', { name: 'Check your inbox' }).waitFor()
+      expect(await page.getByTestId('signup-verify').textContent()).toContain(address)
+      await page.goto(received.at(-1)!.verify_url)
+      await page.getByTestId('keys-table').waitFor()
+      expect(await page.locator('.who .badge').textContent()).toBe('owner')
+      expect(errors).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 })

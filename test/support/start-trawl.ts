@@ -26,6 +26,8 @@ export interface StartOptions {
   databaseDir?: string
   /** Receives the server's log lines; pass TRAWL_LOG_LEVEL in env, since tests log nothing by default. */
   logStream?: DestinationStream
+  /** Listen on this port (pass the same TRAWL_PORT in env so the configured URLs name it); else a random one. */
+  port?: number
 }
 
 /**
@@ -49,7 +51,7 @@ export async function startTrawl(env: Record<string, string> = {}, opts: StartOp
     await workers?.stop()
     await services.close()
   })
-  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const base = await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 })
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${base}${path}`, {
       method,
