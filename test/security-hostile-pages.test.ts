@@ -136,14 +136,23 @@ const post = (key: string, path: string, payload: unknown) =>
  * work returned, the statuses /livez answered, and how many of them came back before the work
  * was done: a server whose event loop the work held would have answered none in that time.
  */
+/** The slowest /livez answer seen during each hostile read: reported (docs/operations.md), not asserted. */
+const slowestLivezMs = new Map<string, number>()
+afterAll(() => {
+  for (const [name, ms] of slowestLivezMs) console.info(`slowest /livez: ${ms.toFixed(1)} ms during ${name}`)
+})
+
 async function whileLivez<T>(work: () => Promise<T>): Promise<{ value: T; statuses: number[]; during: number }> {
   let done = false
   const statuses: number[] = []
   const poller = (async () => {
     while (!done) {
+      const started = performance.now()
       const res = await fetch(`${trawl.base}/livez`)
       await res.arrayBuffer()
       statuses.push(res.status)
+      const name = expect.getState().currentTestName ?? ''
+      slowestLivezMs.set(name, Math.max(slowestLivezMs.get(name) ?? 0, performance.now() - started))
     }
   })()
   try {
