@@ -57,3 +57,39 @@ describe('rankLexically: topic and focus', () => {
     expect(scores[0]).toBeGreaterThan(scores[1]!)
   })
 })
+
+describe('rankLexically: questions that ask for a measure', () => {
+  const pages = [{ title: 'A court report' }, { title: 'Gardening' }]
+  const context = 'The man who sent the threats was arrested at his home last spring, and the case went to a federal court.'
+  const answer = 'The man could face up to 10 years in prison when he is sentenced, the prosecutors announced.'
+  const garden = [
+    chunk(1, 'Tomatoes need sun, water and a rich soil; stake them early so the stems do not break in the wind.'),
+    chunk(1, 'Mulch keeps the soil moist and the weeds down through the hottest weeks of the summer season.'),
+  ]
+
+  test('"how long": the passage with a number and its unit comes first, though the question never says "years"', () => {
+    const { scores } = rankLexically(pages, [chunk(0, context), chunk(0, answer), ...garden], 'How long could the man who sent the threats be locked up?', 'en')
+    expect(scores[1]).toBeGreaterThan(scores[0]!)
+  })
+
+  test('a question that does not ask for a measure gets no such bonus', () => {
+    const q = 'Why was the man who sent the threats arrested?'
+    const { scores } = rankLexically(pages, [chunk(0, context), chunk(0, answer), ...garden], q, 'en')
+    expect(scores[0]).toBeGreaterThan(scores[1]!)
+  })
+
+  test('a number without a unit, or a unit without a number, is not a measure', () => {
+    const q = 'How long could the man who sent the threats be locked up?'
+    const bare = 'The man could face up to 10 more charges, and years of appeals, the prosecutors announced.'
+    const { scores } = rankLexically(pages, [chunk(0, context), chunk(0, bare), ...garden], q, 'en')
+    expect(scores[0]).toBeGreaterThan(scores[1]!)
+  })
+
+  test('an amount written in one word ("$22.6bn") is a measure for "how much"', () => {
+    const q = 'How much money is the space agency asking lawmakers for?'
+    const intro = 'The space agency told lawmakers that its plans for the moon need more money than before.'
+    const amount = 'Lawmakers are debating the agency budget request for $22.6bn, which the administrator defended.'
+    const { scores } = rankLexically(pages, [chunk(0, intro), chunk(0, amount), ...garden], q, 'en')
+    expect(scores[1]).toBeGreaterThan(scores[0]!)
+  })
+})

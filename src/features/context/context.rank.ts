@@ -5,8 +5,8 @@ import { relatedWords } from '../../text/wordnet.ts'
 /**
  * The lexical relevance of each chunk to the question (docs/context.md, "How passages are made"):
  *
- *   score = (BM25 of the chunk's words + 0.5 × BM25 of its headings + proximity + phrases)
- *           × title factor × page factor × clutter factor
+ *   score = (BM25 of the chunk's words + 0.5 × BM25 of its headings + proximity + phrases
+ *            + numbers + measures) × title factor × page factor × clutter factor
  *
  * Words are compared as stems, stop words left out, in the page's own language (text/analyze.ts).
  * Each word of the question is a group: its own stem (weight 1) and, for English, the words
@@ -19,6 +19,8 @@ import { relatedWords } from '../../text/wordnet.ts'
  * clutter (mostly links, credit and teaser lines) is demoted. Within a page, the question's words
  * that the page's lead already holds (its subject) weigh less than the rest when ordering its
  * chunks, so the passage that answers outranks the lead that only names the subject (focusScores).
+ * A question that asks for a measure ("how long", "how much", "how big") favours the chunks that
+ * hold a number with a unit ("10 years", "$22.6bn"), which its own words do not name.
  */
 
 export interface RankPage {
@@ -56,6 +58,8 @@ const LEAD_CLUTTER = 0.6
 /** Questions that ask for a number: each of their words with a number at most NUMBER_WINDOW words away adds this share of its weight. */
 const NUMBER_WEIGHT = 0.5
 const NUMBER_WINDOW = 3
+/** Questions that ask for a measure: a chunk holding a number with a unit adds this × the weight of the question's heaviest word. */
+const MEASURE_WEIGHT = 3
 
 interface Term {
   stem: string
@@ -141,6 +145,42 @@ const LINK = /\[((?:!\[[^\]]*\]\([^)]*\)|[^\]])*)\]\([^)]*\)/g
 const ASKS_NUMBER =
   /^(?:how (?:many|much|long|far|old|big|large|tall|high|often|fast|deep|wide|heavy|deep|soon)|(?:in |by |at |until )?(?:what|which) (?:year|time|date|age|percentage|share|price|amount|number|size|score)|when\b|by how much)/i
 const NUMBER = /^\p{N}+$/u
+/**
+ * Questions that ask for a measure ("how long could he be locked up", "how big is the display",
+ * "how much is the agency asking for"): their answer is a number with a unit ("10 years", "5.5
+ * inches", "$22.6bn"), a word the question does not say.
+ */
+const ASKS_MEASURE = /^how (?:long|big|large|tall|high|far|deep|wide|heavy|much|old)\b/i
+/** Units of time, length, area, weight, volume, money, shares and data, and a text's length. */
+const UNIT_WORDS = (
+  'year month week day hour minute second decade century inch foot feet yard mile metre meter kilometre kilometer centimetre centimeter millimetre millimeter km cm mm acre hectare square mph ' +
+  'pound ounce ton tonne gram kilogram kg lb gallon litre liter dollar euro yen cent billion million trillion bn percent gb tb mb age old word page'
+).split(' ')
+/** An amount written with its unit in one word: "22.6bn" gives "22" and "6bn". */
+const AMOUNT = /^\p{N}+(?:bn|m|k|tn)$/u
+/** A unit counts within this many words after a number ("10 years", "5.5-inches", "140,000 words"). */
+const UNIT_WINDOW = 2
+let unitStems: Set<string> | null = null
+
+/** Whether the chunk's stems hold a number with a unit after it (English stems). */
+function holdsMeasure(list: readonly (string | null)[]): boolean {
+  if (!unitStems) {
+    const en = analyzer('en')
+    unitStems = new Set(UNIT_WORDS.map((w) => en.stem(w)))
+  }
+  for (let at = 0; at < list.length; at++) {
+    const s = list[at]
+    if (!s) continue
+    if (AMOUNT.test(s)) return true
+    if (!NUMBER.test(s)) continue
+    for (let k = at + 1; k <= Math.min(list.length - 1, at + UNIT_WINDOW); k++) {
+      const u = list[k]
+      if (u && unitStems.has(u)) return true
+    }
+  }
+  return false
+}
+
 const IMAGE = /!\[([^\]]*)\]\([^)]*\)/g
 const LINK_TARGET = /\]\([^)]*\)/g
 const LINE_MARK = /^\s*(?:[-*+]|\d+\.|#{1,6}|>)\s+/
@@ -266,13 +306,22 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
   })
 
   const asksNumber = queryLanguage === 'en' && ASKS_NUMBER.test(query.trim())
+  const asksMeasure = queryLanguage === 'en' && ASKS_MEASURE.test(query.trim())
   /** What the chunk matches on its own: its words, its headings, their closeness, numbers beside them. */
   const own = (i: number, groups: readonly Group[], terms: TermGroups) => {
     const body = groupScore(bodies[i]!, groups, avgBody, idf)
     if (body === 0) return 0
     const heading = groupScore(headings[i]!, groups, avgHeading, idf)
     const { proximity, phrases, numbers } = closeness(bodies[i]!.stems, groups, terms, idf)
-    return body + HEADING_WEIGHT * heading + PROXIMITY_WEIGHT * proximity + PHRASE_WEIGHT * phrases + (asksNumber ? NUMBER_WEIGHT * numbers : 0)
+    const typed = asksMeasure && languages[chunks[i]!.page] === 'en' && holdsMeasure(bodies[i]!.stems) ? heaviest(groups, idf) : 0
+    return (
+      body +
+      HEADING_WEIGHT * heading +
+      PROXIMITY_WEIGHT * proximity +
+      PHRASE_WEIGHT * phrases +
+      (asksNumber ? NUMBER_WEIGHT * numbers : 0) +
+      MEASURE_WEIGHT * typed
+    )
   }
   const focused = focusScores(chunks, bodies, clutter, pages.length, (p) => groupsOf.get(languages[p]!)!, idf, own)
   const scores = chunks.map((c, i) => {
@@ -281,6 +330,13 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
     return round4(focused[i]! * titleFactor * pageFactor * clutter[i]!)
   })
   return { scores, clutter, languages }
+}
+
+/** The heaviest of the question's words: its weight × idf. */
+function heaviest(groups: readonly Group[], idf: (stem: string) => number): number {
+  let max = 0
+  for (const g of groups) max = Math.max(max, g.terms[0]!.weight * idf(g.own))
+  return max
 }
 
 /** Σ over groups of the best weighted BM25 term score in `d`. */
