@@ -755,8 +755,10 @@ describe('every route refuses wrong input with the error envelope, unbilled', ()
     listed.add('POST /app/api/v1/logout')
     listed.add('POST /app/api/v1/playground/:vertical') // fuzzed as /app/api/v1/playground/search
     // Off unless TRAWL_SIGNUP=open (a 404 here), and a password change that counts against the
-    // sign-in budget: their wrong input is tested in test/passwords.test.ts.
+    // sign-in budget: their wrong input is tested in test/passwords.test.ts (the emailed sign-up
+    // link's in test/signup-verify.test.ts).
     listed.add('POST /app/api/v1/signup')
+    listed.add('GET /app/api/v1/signup/verify')
     listed.add('POST /app/api/v1/password')
     // Pages, not API: the docs, health, and the dashboard app's index.html and static assets.
     // Pages, assets, the MCP endpoint (JSON-RPC, test/mcp.test.ts) and the other vendors' shapes

@@ -113,6 +113,18 @@ describe('sign-up with an email link', () => {
     expect(received.length).toBe(count)
   })
 
+  test('a link without its token, with another parameter or a token too long is 400; it makes nothing', async () => {
+    const link = `${trawl.base}/app/api/v1/signup/verify`
+    const answers = await Promise.all(
+      [link, `${link}?token=`, `${link}?token=abc&next=https://elsewhere.example/`, `${link}?token=${'a'.repeat(201)}`].map(async (url) => {
+        const res = await fetch(url, { redirect: 'manual' })
+        return [res.status, ((await res.json()) as { error: { code: string } }).error.code]
+      }),
+    )
+    expect(answers).toEqual(Array(4).fill([400, 'invalid_request']))
+    expect((await fetch(`${link}?token=${'b'.repeat(43)}`, { redirect: 'manual' })).status).toBe(400)
+  })
+
   test('a hook that fails is a 503 that keeps nothing: its link does not work', async () => {
     const address = email()
     hookStatus = 500
