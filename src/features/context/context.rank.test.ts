@@ -19,6 +19,17 @@ describe('queryGroups', () => {
     expect(groups.find((g) => g.own === 'death')!.terms.length).toBeGreaterThan(1)
   })
 
+  test('a rare word is defined by its first sense: its definition’s words weigh less than a synonym, and a common word has none', () => {
+    const groups = queryGroups('What happened to the teenager who worked out?', 'en', 'en')
+    const teen = groups.find((g) => g.own === 'teenag')!
+    expect(teen.terms).toContainEqual({ stem: 'adolesc', weight: 0.35 })
+    // "a juvenile between the onset of puberty and maturity"
+    expect(teen.terms).toContainEqual({ stem: 'juvenil', weight: 0.3, loose: true })
+    expect(teen.terms).toContainEqual({ stem: 'puberti', weight: 0.3, loose: true })
+    // "work" has dozens of senses: none of its definitions is what the question means.
+    expect(groups.find((g) => g.own === 'work')!.terms.some((t) => t.loose)).toBe(false)
+  })
+
   test('"say" frames an English question (news says "said" everywhere): it is not one of its words', () => {
     expect(queryGroups('Which candidates does the author say are starved of attention?', 'en', 'en').map((g) => g.own)).toEqual([
       'candid',
@@ -42,7 +53,12 @@ describe('rankLexically: topic and focus', () => {
 
   test('the words the page’s lead holds (its subject) do not decide between its passages: the one that answers comes first', () => {
     const pages = [{ title: 'A forgotten writer' }, { title: 'Bread' }]
-    const chunks = [chunk(0, lead), chunk(0, answer), chunk(0, 'His books went out of print after his death, and his friends kept his letters.'), ...other]
+    const chunks = [
+      chunk(0, lead),
+      chunk(0, answer),
+      chunk(0, 'His friends kept his letters after he died, and they still meet every year in his town.'),
+      ...other,
+    ]
     const { scores } = rankLexically(pages, chunks, q, 'en')
     // With every word at full weight the lead scores twice what the answer does (13.9 against 6.7).
     expect(scores[1]).toBeGreaterThan(scores[0]!)
@@ -90,6 +106,33 @@ describe('rankLexically: questions that ask for a measure', () => {
     const intro = 'The space agency told lawmakers that its plans for the moon need more money than before.'
     const amount = 'Lawmakers are debating the agency budget request for $22.6bn, which the administrator defended.'
     const { scores } = rankLexically(pages, [chunk(0, intro), chunk(0, amount), ...garden], q, 'en')
+    expect(scores[1]).toBeGreaterThan(scores[0]!)
+  })
+
+  test('a number written as a word is a number ("nearly eight hours")', () => {
+    const q = 'How long did the two players need to finish the match?'
+    const intro = 'The two players met in the final match of the tie, in front of a crowd that stayed to the end.'
+    const answer = 'It took nearly eight hours to finish, the longest match the players had ever known.'
+    const { scores } = rankLexically(pages, [chunk(0, intro), chunk(0, answer), ...garden], q, 'en')
+    expect(scores[1]).toBeGreaterThan(scores[0]!)
+  })
+
+  test('a currency sign is a unit for "how much", not for "how big"', () => {
+    const intro = 'The state campaign against the drug was widely mocked, and officials defended the campaign.'
+    const cost = 'The campaign cost the state roughly $449,000, officials said when asked about the contract.'
+    const much = rankLexically(pages, [chunk(0, intro), chunk(0, cost), ...garden], 'How much did the campaign cost the state?', 'en')
+    expect(much.scores[1]).toBeGreaterThan(much.scores[0]!)
+    const screen = 'The console screen is small, the buttons are fixed, and the console is cheaper than before.'
+    const deal = 'The console is $10 off this week, and the bundle includes a game with the console.'
+    const big = rankLexically(pages, [chunk(0, screen), chunk(0, deal), ...garden], 'How big is the console screen?', 'en')
+    expect(big.scores[0]).toBeGreaterThan(big.scores[1]!)
+  })
+
+  test('"what time" is answered by a time of day ("1 p.m.")', () => {
+    const q = 'What time will the second game between the two teams begin?'
+    const other = 'The second game between the two teams will be the one everybody watches, the coach said.'
+    const answer = 'The league moved the rematch in Pittsburgh from a 4:25 kickoff to a 1 p.m. start.'
+    const { scores } = rankLexically(pages, [chunk(0, other), chunk(0, answer), ...garden], q, 'en')
     expect(scores[1]).toBeGreaterThan(scores[0]!)
   })
 })

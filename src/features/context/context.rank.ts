@@ -10,17 +10,19 @@ import { relatedWords } from '../../text/wordnet.ts'
  *
  * Words are compared as stems, stop words left out, in the page's own language (text/analyze.ts).
  * Each word of the question is a group: its own stem (weight 1) and, for English, the words
- * WordNet relates to it (text/wordnet.ts: derived forms and pertainyms 0.6, synonyms 0.35, less
- * for rarer senses); a group scores what its best term scores in the chunk, so a chunk that says
- * "grow" and "growth" is not counted twice. The title and the whole page multiply what the chunk
- * matches on its own instead of adding to it: a related-article teaser on a page whose title
- * matches gets nothing from that title. Proximity rewards the question's words close together
- * (a window of 12 words), which length normalisation alone does not see in a long paragraph, and
- * clutter (mostly links, credit and teaser lines) is demoted. Within a page, the question's words
+ * WordNet relates to it (text/wordnet.ts: derived forms and pertainyms 0.6, synonyms 0.35, the
+ * words of a rare word's definition 0.3, less for rarer senses); a group scores what its best term
+ * scores in the chunk, so a chunk that says "grow" and "growth" is not counted twice. The title
+ * and the whole page multiply what the chunk matches on its own instead of adding to it: a
+ * related-article teaser on a page whose title matches gets nothing from that title. Proximity
+ * rewards the question's words close together (a window of 12 words), which length normalisation
+ * alone does not see in a long paragraph, and clutter (mostly links, credit and teaser lines) is
+ * demoted. Within a page, the question's words
  * that the page's lead already holds (its subject) weigh less than the rest when ordering its
  * chunks, so the passage that answers outranks the lead that only names the subject (focusScores).
  * A question that asks for a measure ("how long", "how much", "how big") favours the chunks that
- * hold a number with a unit ("10 years", "$22.6bn"), which its own words do not name.
+ * hold a number with a unit ("10 years", "eight hours", "$22.6bn"), which its own words do not
+ * name, and one that asks "what time" the chunks that hold a time of day ("1 p.m.").
  */
 
 export interface RankPage {
@@ -41,6 +43,9 @@ export interface RankChunk {
 
 const WEIGHT_RELATED = 0.6
 const WEIGHT_SYNONYM = 0.35
+/** A word of the definition of the question word's first sense: "teenager" → "juvenile" (weaker than a synonym). */
+const WEIGHT_GLOSS = 0.3
+const KIND_WEIGHT = { related: WEIGHT_RELATED, synonym: WEIGHT_SYNONYM, gloss: WEIGHT_GLOSS }
 /** Each less frequent sense of a word weighs this much less than the one before. */
 const SENSE_DECAY = 0.75
 const HEADING_WEIGHT = 0.5
@@ -64,6 +69,8 @@ const MEASURE_WEIGHT = 3
 interface Term {
   stem: string
   weight: number
+  /** A definition's word: too loose to tell that a page's lead names the question's word (focusScores). */
+  loose?: boolean
 }
 interface Group {
   /** The question's own word, stemmed. */
@@ -101,10 +108,10 @@ export function queryGroups(query: string, language: string, queryLanguage: stri
       if (parts.length !== 1 || a.isStop(parts[0]!)) continue
       const stem = a.stem(parts[0]!)
       if (owns.has(stem)) continue
-      const weight = (r.kind === 'related' ? WEIGHT_RELATED : WEIGHT_SYNONYM) * SENSE_DECAY ** r.sense
+      const weight = KIND_WEIGHT[r.kind] * SENSE_DECAY ** r.sense
       const known = group.terms.find((t) => t.stem === stem)
       if (known) known.weight = Math.max(known.weight, weight)
-      else group.terms.push({ stem, weight })
+      else group.terms.push(r.kind === 'gloss' ? { stem, weight, loose: true } : { stem, weight })
     }
   })
   return groups
@@ -145,12 +152,28 @@ const LINK = /\[((?:!\[[^\]]*\]\([^)]*\)|[^\]])*)\]\([^)]*\)/g
 const ASKS_NUMBER =
   /^(?:how (?:many|much|long|far|old|big|large|tall|high|often|fast|deep|wide|heavy|deep|soon)|(?:in |by |at |until )?(?:what|which) (?:year|time|date|age|percentage|share|price|amount|number|size|score)|when\b|by how much)/i
 const NUMBER = /^\p{N}+$/u
+/** Numbers written as words, as English stems ("eight hours", "a dozen", "hundreds of"); "one" is too often not a number. */
+const NUMBER_WORDS = new Set(
+  'two three four five six seven eight nine ten eleven twelv thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenti thirti forti fifti sixti seventi eighti nineti hundr thousand million billion trillion dozen'.split(
+    ' ',
+  ),
+)
+const isNumber = (stem: string) => NUMBER.test(stem) || NUMBER_WORDS.has(stem)
 /**
  * Questions that ask for a measure ("how long could he be locked up", "how big is the display",
  * "how much is the agency asking for"): their answer is a number with a unit ("10 years", "5.5
  * inches", "$22.6bn"), a word the question does not say.
  */
 const ASKS_MEASURE = /^how (?:long|big|large|tall|high|far|deep|wide|heavy|much|old)\b/i
+/**
+ * "How much" also asks for money, which is written with a sign rather than a unit word ("roughly
+ * $449,000"). Only then: "how big is the display" is not answered by "$10 off".
+ */
+const ASKS_MONEY = /^how much\b/i
+const CURRENCY = /[$€£¥]\s?\p{N}/u
+/** A question that asks for a time of day is answered by one: "1 p.m.", "4:25", "10.30am" (the stems lose them). */
+const ASKS_CLOCK = /^(?:(?:at|by|until|from) )?what time\b/i
+const CLOCK = /(?<![\p{L}\p{N}])(?:\d{1,2}(?:[:.]\d{2})?\s?[ap]\.?m\b|\d{1,2}:\d{2}(?!\d))/iu
 /** Units of time, length, area, weight, volume, money, shares and data, and a text's length. */
 const UNIT_WORDS = (
   'year month week day hour minute second decade century inch foot feet yard mile metre meter kilometre kilometer centimetre centimeter millimetre millimeter km cm mm acre hectare square mph ' +
@@ -172,7 +195,7 @@ function holdsMeasure(list: readonly (string | null)[]): boolean {
     const s = list[at]
     if (!s) continue
     if (AMOUNT.test(s)) return true
-    if (!NUMBER.test(s)) continue
+    if (!isNumber(s)) continue
     for (let k = at + 1; k <= Math.min(list.length - 1, at + UNIT_WINDOW); k++) {
       const u = list[k]
       if (u && unitStems.has(u)) return true
@@ -307,13 +330,20 @@ export function rankLexically(pages: readonly RankPage[], chunks: readonly RankC
 
   const asksNumber = queryLanguage === 'en' && ASKS_NUMBER.test(query.trim())
   const asksMeasure = queryLanguage === 'en' && ASKS_MEASURE.test(query.trim())
+  const asksClock = queryLanguage === 'en' && ASKS_CLOCK.test(query.trim())
+  const asksMoney = asksMeasure && ASKS_MONEY.test(query.trim())
   /** What the chunk matches on its own: its words, its headings, their closeness, numbers beside them. */
   const own = (i: number, groups: readonly Group[], terms: TermGroups) => {
     const body = groupScore(bodies[i]!, groups, avgBody, idf)
     if (body === 0) return 0
     const heading = groupScore(headings[i]!, groups, avgHeading, idf)
     const { proximity, phrases, numbers } = closeness(bodies[i]!.stems, groups, terms, idf)
-    const typed = asksMeasure && languages[chunks[i]!.page] === 'en' && holdsMeasure(bodies[i]!.stems) ? heaviest(groups, idf) : 0
+    const text = chunks[i]!.text
+    const typed =
+      languages[chunks[i]!.page] === 'en' &&
+      ((asksMeasure && (holdsMeasure(bodies[i]!.stems) || (asksMoney && CURRENCY.test(text)))) || (asksClock && CLOCK.test(text)))
+        ? heaviest(groups, idf)
+        : 0
     return (
       body +
       HEADING_WEIGHT * heading +
@@ -385,9 +415,9 @@ function focusScores(
     const terms = plainTerms.get(groups) ?? termGroups(groups, idf)
     plainTerms.set(groups, terms)
     const lead = bodies[leads[p] === -1 ? firsts[p]! : leads[p]!]
-    const topic = groups.map((g) => lead !== undefined && g.terms.some((t) => lead.tf.has(t.stem)))
+    const topic = groups.map((g) => lead !== undefined && g.terms.some((t) => !t.loose && lead.tf.has(t.stem)))
     if (!topic.includes(true)) return { groups, terms, focus: null }
-    const focus = groups.map((g, gi) => (topic[gi] ? { own: g.own, terms: g.terms.map((t) => ({ stem: t.stem, weight: t.weight * TOPIC_WEIGHT })) } : g))
+    const focus = groups.map((g, gi) => (topic[gi] ? { own: g.own, terms: g.terms.map((t) => ({ ...t, weight: t.weight * TOPIC_WEIGHT })) } : g))
     return { groups, terms, focus: { groups: focus, terms: termGroups(focus, idf) } }
   })
   const plain = chunks.map((c, i) => own(i, pages[c.page]!.groups, pages[c.page]!.terms))
@@ -445,7 +475,7 @@ function closeness(
     if (counted.has(h.group)) continue
     for (let at = Math.max(0, h.at - NUMBER_WINDOW); at <= Math.min(list.length - 1, h.at + NUMBER_WINDOW); at++) {
       const s = list[at]
-      if (at !== h.at && s && NUMBER.test(s)) {
+      if (at !== h.at && s && isNumber(s)) {
         numbers += h.value
         counted.add(h.group)
         break
