@@ -247,8 +247,9 @@ export function parseHostMap(text: string): Map<string, string> {
 }
 
 /**
- * `main=http://p1:3128,http://p2:3128;backup=http://p3:3128;de=socks...`: pools separated by `;`,
- * proxies in a pool by `,`. Pools are tried in the order written when one fails.
+ * `main=http://p1:3128,http://p2:3128;backup=http://p3:3128;de=https://p4:3128`: pools separated
+ * by `;`, proxies in a pool by `,`, http(s) proxies only. Pools are tried in the order written when
+ * one fails (docs/self-hosting.md, "Engine proxies").
  */
 export function parseProxyPools(text: string): ProxyPool[] {
   const pools: ProxyPool[] = []

@@ -76,6 +76,7 @@ Account:
 
 Operator (the database of TRAWL_DATABASE_URL):
   serve | worker | migrate   run the server, the workers only, or the migrations
+  backup <file>              a consistent copy of the SQLite database while servers run
   mcp                        MCP tool server over stdio
   accounts create|list|show|set-password
   credits add
