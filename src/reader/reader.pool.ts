@@ -147,9 +147,10 @@ export function createReaderPool(threads: number, opts: ReaderPoolOptions = {}):
       // Threads live as long as the server: starting one (tsx, the reader's modules) takes a while.
       idleTimeout: Number.POSITIVE_INFINITY,
       workerData: { threadMemoryMb } satisfies ReaderThreadData,
-      // Without atomics a thread goes back to its event loop after each answer, where a thread
-      // above the mark exits (reader.worker.ts); with them it would block, waiting for the next task.
-      atomics: 'disabled',
+      // 'async': a thread waits for its next task with Atomics.waitAsync, on its event loop, where a
+      // thread above the mark exits (reader.worker.ts); 'sync' (the default) would block it there.
+      // As fast as 'sync' on bench:crawl (docs/crawl.md).
+      atomics: 'async',
     })
     // A few pages per thread: the pool is used once a thread has loaded the reader and read them.
     const p = pool

@@ -23,7 +23,7 @@ export async function readOnThread(task: PageReadTask): Promise<ThreadAnswer> {
   const answer = await readAnswer(task)
   // V8 keeps the heap a deep or huge page grew (hundreds of MB), and a thread lives as long as the
   // server: above the mark, the thread ends once this answer is posted (the pool runs with atomics
-  // off, so piscina posts it and returns to the event loop before this immediate runs).
+  // 'async', so piscina posts it and returns to the event loop before this immediate runs).
   const heapMb = getHeapStatistics().total_heap_size / 2 ** 20
   const mark = (workerData as ReaderThreadData | undefined)?.threadMemoryMb
   if (mark !== undefined && heapMb > mark) {
