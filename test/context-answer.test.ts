@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { ContextResponse } from '../src/features/context/context.schema.ts'
 import { type FakeModel, fakeModel } from './support/fake-model.ts'
-import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import type { FakeUpstream } from './support/fake-upstream.ts'
+import { searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { ADMIN_TOKEN, startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -45,22 +44,10 @@ let plainKey: string
 const results = ['/kettle', '/tea', '/hostile']
 
 beforeAll(async () => {
-  site = await fakeUpstream((req: IncomingMessage, res: ServerResponse) => {
-    const html = PAGES[(req.url ?? '/').split('?')[0]!]
-    if (!html) return res.writeHead(404).end()
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html)
-  })
-  searx = await fakeUpstream((req, res) => {
-    const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q')
-    const list = results.map((path, i) => ({ url: `${site.url}${path}`, title: `Result ${i + 1}`, content: '', engine: 'google', engines: ['google'] }))
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searxngAnswer({ query: q, results: list, answers: [], infoboxes: [] })))
-  })
+  ;({ site, searx } = await searchWorld(PAGES, () => results))
   model = await fakeModel()
   const env = {
-    TRAWL_UPSTREAM_HOSTS: `*=${searx.url}`,
-    TRAWL_SEARXNG_URL: 'http://searx.test:8888',
-    TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
-    TRAWL_BROWSER: 'off',
+    ...searchWorldEnv(searx),
   }
   withModel = await startTrawl({ ...env, TRAWL_LLM_URL: model.url, TRAWL_LLM_MODEL: 'fake-1', TRAWL_LLM_TIMEOUT_MS: '1000' })
   withoutModel = await startTrawl(env)

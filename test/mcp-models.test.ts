@@ -1,12 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { expectBooksBalanced } from './support/books.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
-import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import type { FakeUpstream } from './support/fake-upstream.ts'
+import { searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -40,22 +39,10 @@ let withoutModel: Trawl
 const clients: Client[] = []
 
 beforeAll(async () => {
-  site = await fakeUpstream((req: IncomingMessage, res: ServerResponse) => {
-    const html = PAGES[(req.url ?? '/').split('?')[0]!]
-    if (!html) return res.writeHead(404).end()
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html)
-  })
-  searx = await fakeUpstream((req, res) => {
-    const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q')
-    const results = RESULTS.map((path, i) => ({ url: `${site.url}${path}`, title: `Result ${i + 1}`, content: '', engine: 'google', engines: ['google'] }))
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searxngAnswer({ query: q, results, answers: [], infoboxes: [] })))
-  })
+  ;({ site, searx } = await searchWorld(PAGES, () => RESULTS))
   model = await fakeModel()
   const env = {
-    TRAWL_UPSTREAM_HOSTS: `*=${searx.url}`,
-    TRAWL_SEARXNG_URL: 'http://searx.test:8888',
-    TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
-    TRAWL_BROWSER: 'off',
+    ...searchWorldEnv(searx),
     TRAWL_SCHEDULER_POLL_MS: '200',
   }
   trawl = await startTrawl({ ...env, TRAWL_LLM_URL: model.url, TRAWL_LLM_MODEL: 'fake-1', TRAWL_LLM_TIMEOUT_MS: '1500' }, { workers: true })

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
-import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import type { FakeUpstream } from './support/fake-upstream.ts'
+import { searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -49,29 +48,11 @@ let browser: Browser | undefined
 const shots = mkdtempSync(join(tmpdir(), 'trawl-playground-models-'))
 
 beforeAll(async () => {
-  site = await fakeUpstream((req: IncomingMessage, res: ServerResponse) => {
-    const html = PAGES[(req.url ?? '/').split('?')[0]!]
-    if (!html) return res.writeHead(404).end()
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html)
-  })
-  searx = await fakeUpstream((req, res) => {
-    const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q')
-    const results = ['/kettle', '/toaster'].map((path, i) => ({
-      url: `${site.url}${path}`,
-      title: `Result ${i + 1}`,
-      content: '',
-      engine: 'google',
-      engines: ['google'],
-    }))
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searxngAnswer({ query: q, results, answers: [], infoboxes: [] })))
-  })
+  ;({ site, searx } = await searchWorld(PAGES, () => ['/kettle', '/toaster']))
   model = await fakeModel()
   trawl = await startTrawl(
     {
-      TRAWL_UPSTREAM_HOSTS: `*=${searx.url}`,
-      TRAWL_SEARXNG_URL: 'http://searx.test:8888',
-      TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
-      TRAWL_BROWSER: 'off',
+      ...searchWorldEnv(searx),
       TRAWL_SCHEDULER_POLL_MS: '200',
       TRAWL_LLM_URL: model.url,
       TRAWL_LLM_TIMEOUT_MS: '1500',
