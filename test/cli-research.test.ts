@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { expectBooksBalanced } from './support/books.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
 import type { FakeUpstream } from './support/fake-upstream.ts'
-import { searchWorld, searchWorldEnv } from './support/search-world.ts'
+import { KETTLE_QUESTION, PRODUCT_PAGES, PRODUCT_RESULTS, PRODUCT_SCHEMA, searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -15,18 +15,7 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
  */
 
 const TRAWL = new URL('../bin/trawl.mjs', import.meta.url).pathname
-const page = (title: string, ...paragraphs: string[]) =>
-  `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`
-const PAGES: Record<string, string> = {
-  '/kettle': page(
-    'Aurora electric kettle',
-    'The Aurora is a 1.7 litre electric kettle. An electric kettle brings one litre of water to the boil in about three minutes.',
-    'It costs 39.50 euros and comes with a two-year warranty.',
-  ),
-  '/toaster': page('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
-}
-const KETTLE = 'how long does an electric kettle take to boil water'
-const SCHEMA = JSON.stringify({ type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] })
+const SCHEMA = JSON.stringify(PRODUCT_SCHEMA)
 
 let site: FakeUpstream
 let searx: FakeUpstream
@@ -36,7 +25,7 @@ let dir: string
 let env: Record<string, string>
 
 beforeAll(async () => {
-  ;({ site, searx } = await searchWorld(PAGES, () => ['/kettle', '/toaster']))
+  ;({ site, searx } = await searchWorld(PRODUCT_PAGES, () => PRODUCT_RESULTS))
   model = await fakeModel()
   trawl = await startTrawl(
     {
@@ -85,7 +74,7 @@ function cli(key: string, args: string[]): Promise<Run> {
 const account = async () => trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })
 const balance = async (key: string) =>
   (await (await fetch(`${trawl.base}/v1/account`, { headers: { authorization: `Bearer ${key}` } })).json()).balance as number
-const RESEARCH = ['research', KETTLE, '--engine', 'searxng', '--max-searches', '1', '--max-pages', '2', '--max-tokens', '2000']
+const RESEARCH = ['research', KETTLE_QUESTION, '--engine', 'searxng', '--max-searches', '1', '--max-pages', '2', '--max-tokens', '2000']
 
 describe('trawl research', () => {
   test('follows the job from its events (steps on stderr), then prints the cited report and its sources', async () => {
@@ -96,7 +85,7 @@ describe('trawl research', () => {
     const lines = run.stderr.trim().split('\n')
     expect(lines.every((l) => /^research [\w-]+: /.test(l))).toBe(true)
     expect(run.stderr).toContain('planned 1 sub-query')
-    expect(run.stderr).toContain(`searched “${KETTLE}”: 2 pages read`)
+    expect(run.stderr).toContain(`searched “${KETTLE_QUESTION}”: 2 pages read`)
     expect(lines.at(-1)).toMatch(/: completed: 1 searches, 2 pages read, \d+ sources; 5 credits used of 5 held$/)
     // Plan 1 + search 1 + 2 pages + report 1.
     expect(await balance(key)).toBe(95)
@@ -115,7 +104,7 @@ describe('trawl research', () => {
     const again = await cli(key, ['research', 'get', id])
     expect(again).toMatchObject({ code: 0, stdout: waited.stdout })
     const json = JSON.parse((await cli(key, ['research', 'get', id, '--json'])).stdout)
-    expect(json).toMatchObject({ id, kind: 'research', status: 'completed', credits_used: 5, request: { input: KETTLE, max_searches: 1 } })
+    expect(json).toMatchObject({ id, kind: 'research', status: 'completed', credits_used: 5, request: { input: KETTLE_QUESTION, max_searches: 1 } })
   })
 
   test('--output-schema prints the data as JSON; --json prints the whole job', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ExtractResponse, WebpageResponse } from '../src/features/reading/reading.response.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
 import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import { articlePage } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -13,16 +14,13 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
  * output is retried once, then refused; model calls are billed only for data returned.
  */
 
-const page = (title: string, ...paragraphs: string[]) =>
-  `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`
-
 const PAGES: Record<string, string> = {
-  '/kettle': page(
+  '/kettle': articlePage(
     'Aurora electric kettle',
     'The Aurora is a 1.7 litre electric kettle with a brushed steel body and a blue-lit window that shows the water level.',
     'It costs 39.50 euros and comes with a two-year warranty. It boils one litre in about three minutes.',
   ),
-  '/toaster': page('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
+  '/toaster': articlePage('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
 }
 
 const SCHEMA = {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { expectBooksBalanced } from './support/books.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
 import type { FakeUpstream } from './support/fake-upstream.ts'
-import { searchWorld, searchWorldEnv } from './support/search-world.ts'
+import { KETTLE_QUESTION, PRODUCT_PAGES, PRODUCT_RESULTS, PRODUCT_SCHEMA, searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -16,20 +16,7 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
  * twin on another account.
  */
 
-const page = (title: string, ...paragraphs: string[]) =>
-  `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`
-
-const PAGES: Record<string, string> = {
-  '/kettle': page(
-    'Aurora electric kettle',
-    'The Aurora is a 1.7 litre electric kettle. An electric kettle brings one litre of water to the boil in about three minutes.',
-    'It costs 39.50 euros and comes with a two-year warranty.',
-  ),
-  '/toaster': page('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
-}
-const RESULTS = ['/kettle', '/toaster']
-const KETTLE = 'how long does an electric kettle take to boil water'
-const SCHEMA = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] }
+const SCHEMA = PRODUCT_SCHEMA
 
 let site: FakeUpstream
 let searx: FakeUpstream
@@ -39,7 +26,7 @@ let withoutModel: Trawl
 const clients: Client[] = []
 
 beforeAll(async () => {
-  ;({ site, searx } = await searchWorld(PAGES, () => RESULTS))
+  ;({ site, searx } = await searchWorld(PRODUCT_PAGES, () => PRODUCT_RESULTS))
   model = await fakeModel()
   const env = {
     ...searchWorldEnv(searx),
@@ -179,7 +166,7 @@ describe('research', () => {
     const viaMcp = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })
     const viaRest = await trawl.account({ plan: 'enterprise', rate_limit_rps: 1000, credits: 100 })
     const client = await connect(trawl, viaMcp.key)
-    const args = { input: KETTLE, engine: 'searxng', max_searches: 1, max_pages: 2, max_tokens: 2000 }
+    const args = { input: KETTLE_QUESTION, engine: 'searxng', max_searches: 1, max_pages: 2, max_tokens: 2000 }
     const progress: string[] = []
     const result = (await client.callTool({ name: 'research', arguments: args }, undefined, {
       onprogress: (p) => progress.push(p.message ?? ''),
@@ -194,16 +181,16 @@ describe('research', () => {
       n: 1,
       url: `${site.url}/kettle`,
       title: 'Aurora electric kettle',
-      query: KETTLE,
+      query: KETTLE_QUESTION,
       start: expect.any(Number),
       end: expect.any(Number),
     })
     expect(r.cited).toEqual([1])
     expect(r.request_id).toMatch(/^req_/)
     const text = textOf(result)
-    expect(text).toContain(`# Research: ${KETTLE}`)
+    expect(text).toContain(`# Research: ${KETTLE_QUESTION}`)
     expect(text).toContain('## Sources')
-    expect(text).toContain(`[1] [Aurora electric kettle](${site.url}/kettle) (found for “${KETTLE}”)`)
+    expect(text).toContain(`[1] [Aurora electric kettle](${site.url}/kettle) (found for “${KETTLE_QUESTION}”)`)
     expect(text).toContain('Credits: 5 held, 5 used (the rest was refunded).')
     expect(progress.length).toBeGreaterThan(0)
     expect(progress.at(-1)).toMatch(/sub-queries searched/)
@@ -222,7 +209,14 @@ describe('research', () => {
     model.json = () => JSON.stringify({ data: { boil_minutes: 3 }, basis: { boil_minutes: [1, 99] } })
     try {
       const schema = { type: 'object', properties: { boil_minutes: { type: 'number' } }, required: ['boil_minutes'] }
-      const first = await call(client, 'research', { input: KETTLE, engine: 'searxng', max_searches: 1, max_pages: 1, output_schema: schema, wait_seconds: 0 })
+      const first = await call(client, 'research', {
+        input: KETTLE_QUESTION,
+        engine: 'searxng',
+        max_searches: 1,
+        max_pages: 1,
+        output_schema: schema,
+        wait_seconds: 0,
+      })
       expect(first.isError, textOf(first)).toBeFalsy()
       const id = structured(first).id as string
       expect(structured(first)).toMatchObject({ status: 'queued', report: null, credits_reserved: 5, credits_used: 0 })
@@ -241,14 +235,14 @@ describe('research', () => {
   test('arguments are checked: id with start arguments, neither input nor id, an unknown id, a bad REST value', async () => {
     const { key } = await trawl.account({ credits: 10 })
     const client = await connect(trawl, key)
-    const mixed = await call(client, 'research', { id: 'abc', input: KETTLE })
+    const mixed = await call(client, 'research', { id: 'abc', input: KETTLE_QUESTION })
     expect(errorOf(mixed)).toMatchObject({ code: 'invalid_request' })
     expect(textOf(mixed)).toContain('input: id waits on a research already started')
     const none = await call(client, 'research', {})
     expect(textOf(none)).toContain('input: required (or id')
     const unknown = await call(client, 'research', { id: 'no-such-job', wait_seconds: 0 })
     expect(errorOf(unknown)).toMatchObject({ code: 'not_found', status: 404 })
-    const tooMany = await call(client, 'research', { input: KETTLE, max_searches: 11 })
+    const tooMany = await call(client, 'research', { input: KETTLE_QUESTION, max_searches: 11 })
     expect(errorOf(tooMany)).toMatchObject({ code: 'invalid_request' })
     expect((await account(trawl, key)).balance).toBe(10)
   })
@@ -261,7 +255,7 @@ describe('without a model', () => {
     const webpage = await call(client, 'webpage', { url: `${site.url}/kettle`, schema: SCHEMA })
     expect(errorOf(webpage)).toMatchObject({ code: 'not_configured', status: 501 })
     expect(textOf(webpage)).toContain('TRAWL_LLM_URL')
-    const research = await call(client, 'research', { input: KETTLE, engine: 'searxng' })
+    const research = await call(client, 'research', { input: KETTLE_QUESTION, engine: 'searxng' })
     expect(errorOf(research)).toMatchObject({ code: 'not_configured', status: 501 })
     expect((await account(withoutModel, key)).balance).toBe(10)
   })

@@ -8,7 +8,7 @@ import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
 import type { FakeUpstream } from './support/fake-upstream.ts'
-import { searchWorld, searchWorldEnv } from './support/search-world.ts'
+import { KETTLE_QUESTION, PRODUCT_PAGES, PRODUCT_RESULTS, PRODUCT_SCHEMA, searchWorld, searchWorldEnv } from './support/search-world.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
 /**
@@ -20,18 +20,7 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
 const PASSWORD = 'dashboard password 1'
 const TIMEOUT = 90_000
 const UI_WAIT = { timeout: 15_000 }
-const page = (title: string, ...paragraphs: string[]) =>
-  `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`
-const PAGES: Record<string, string> = {
-  '/kettle': page(
-    'Aurora electric kettle',
-    'The Aurora is a 1.7 litre electric kettle. An electric kettle brings one litre of water to the boil in about three minutes.',
-    'It costs 39.50 euros and comes with a two-year warranty.',
-  ),
-  '/toaster': page('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
-}
-const KETTLE = 'how long does an electric kettle take to boil water'
-const SCHEMA = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] }
+const SCHEMA = PRODUCT_SCHEMA
 /** The product on the page the model was sent, as a model would fill SCHEMA. */
 const fromPage = (body: ChatRequestBody) => {
   const user = body.messages.find((m) => m.role === 'user')!.content
@@ -48,7 +37,7 @@ let browser: Browser | undefined
 const shots = mkdtempSync(join(tmpdir(), 'trawl-playground-models-'))
 
 beforeAll(async () => {
-  ;({ site, searx } = await searchWorld(PAGES, () => ['/kettle', '/toaster']))
+  ;({ site, searx } = await searchWorld(PRODUCT_PAGES, () => PRODUCT_RESULTS))
   model = await fakeModel()
   trawl = await startTrawl(
     {
@@ -106,11 +95,11 @@ describe('playground API with a model', () => {
     expect(Object.keys(research.params)).toEqual(['input', 'output_schema', 'max_searches', 'max_pages', 'max_tokens', 'engine', 'webhook_url'])
 
     const before = await balance()
-    expect(await run('research', { input: KETTLE, max_searches: 11 })).toMatchObject({
+    expect(await run('research', { input: KETTLE_QUESTION, max_searches: 11 })).toMatchObject({
       status: 400,
       body: { error: { code: 'invalid_request', message: expect.stringContaining('max_searches must be between 1 and 10') } },
     })
-    const done = await run('research', { input: KETTLE, engine: 'searxng', max_searches: 1, max_pages: 2, max_tokens: 2000 })
+    const done = await run('research', { input: KETTLE_QUESTION, engine: 'searxng', max_searches: 1, max_pages: 2, max_tokens: 2000 })
     expect(done.status).toBe(200)
     // Plan 1 + search 1 + 2 pages + report 1: the whole hold used, nothing left to refund.
     expect(done.body).toMatchObject({ vertical: 'research', credits_used: 5, credits_remaining: before - 5, json: { kind: 'research', status: 'completed' } })
@@ -120,7 +109,7 @@ describe('playground API with a model', () => {
 
   test('context with answer, and webpage with schema, run as their REST calls', async () => {
     const { run } = await playground()
-    const answered = await run('context', { q: KETTLE, engine: 'searxng', num: 1, answer: true })
+    const answered = await run('context', { q: KETTLE_QUESTION, engine: 'searxng', num: 1, answer: true })
     expect(answered.status).toBe(200)
     expect(answered.body.json.answer.text).toMatch(/\[1\]\.$/)
     expect(answered.body.markdown).toContain(answered.body.json.answer.text)
@@ -162,7 +151,7 @@ describe.skipIf(skipWithoutChromium)('playground screen with a model, in Chromiu
       await app.getByRole('link', { name: 'Playground' }).click()
 
       await app.getByTestId('vertical').selectOption('context')
-      await app.getByLabel('q required').fill(KETTLE)
+      await app.getByLabel('q required').fill(KETTLE_QUESTION)
       await openMore(app)
       expect(await app.locator('#param-answer option').allTextContents()).toEqual(['(default)', 'true', 'false', 'basic', 'advanced'])
       await app.locator('#param-answer').selectOption('true')
@@ -194,7 +183,7 @@ describe.skipIf(skipWithoutChromium)('playground screen with a model, in Chromiu
       }
 
       await app.getByTestId('vertical').selectOption('research')
-      await app.getByLabel('input required').fill(KETTLE)
+      await app.getByLabel('input required').fill(KETTLE_QUESTION)
       await openMore(app)
       await app.locator('#param-engine').fill('searxng')
       await app.locator('#param-max_searches').fill('1')

@@ -30,3 +30,21 @@ export const searchWorldEnv = (searx: FakeUpstream) => ({
   TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
   TRAWL_BROWSER: 'off',
 })
+
+/** A plain article page: a title and its paragraphs. */
+export const articlePage = (title: string, ...paragraphs: string[]) =>
+  `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`
+
+/** Two product pages the schema tests fill PRODUCT_SCHEMA from, searched in this order. */
+export const PRODUCT_PAGES: Record<string, string> = {
+  '/kettle': articlePage(
+    'Aurora electric kettle',
+    'The Aurora is a 1.7 litre electric kettle. An electric kettle brings one litre of water to the boil in about three minutes.',
+    'It costs 39.50 euros and comes with a two-year warranty.',
+  ),
+  '/toaster': articlePage('Helios toaster', 'The Helios toaster has four slots and a bagel setting. It costs 59 euros and is sold out until spring.'),
+}
+export const PRODUCT_RESULTS = ['/kettle', '/toaster']
+export const PRODUCT_SCHEMA = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] }
+/** A question the kettle page answers. */
+export const KETTLE_QUESTION = 'how long does an electric kettle take to boil water'
