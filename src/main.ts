@@ -17,6 +17,8 @@ export interface ServeOptions {
   prepare?: (app: FastifyInstance, services: Services) => void
   /** Printed once listening, at a terminal or not, instead of the terminal banner. */
   banner?: (listenUrl: string) => string
+  /** The signals that drain and close it (default SIGTERM and SIGINT; `trawl demo` adds SIGHUP). */
+  stopSignals?: readonly NodeJS.Signals[]
 }
 
 /** loadConfig → openServices → buildApp → listen → workers. SIGTERM/SIGINT drain and close. */
@@ -68,8 +70,7 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
       },
     )
   }
-  process.once('SIGTERM', () => shutdown('SIGTERM'))
-  process.once('SIGINT', () => shutdown('SIGINT'))
+  for (const signal of opts.stopSignals ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => shutdown(signal))
   return app
 }
 

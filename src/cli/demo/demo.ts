@@ -45,25 +45,24 @@ export function demoEnv(env: Record<string, string | undefined>, databaseFile: s
   return { ...kept, TRAWL_DATABASE_URL: `sqlite:${databaseFile}`, TRAWL_UPSTREAM_HOSTS: `*=${enginesUrl}` }
 }
 
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
 /** Starts the demo and leaves it running; the temporary directory goes when the process exits. */
 export async function runDemo(env: Record<string, string | undefined>): Promise<FastifyInstance> {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-demo-'))
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   // A signal while it starts ends it at once, through process.exit and so the line above. Once it
-  // listens, Ctrl-C and SIGTERM drain and exit 0 (main.ts), as a hang-up (SIGHUP, the terminal
-  // closed) does; a failed start ends in process.exit too. SIGHUP has one listener from the start:
-  // swapping the last listener of a signal closes libuv's watcher, and a hang-up already queued for
-  // the old one (the terminal closed as the banner printed) would be dropped and the demo left running.
-  let app: FastifyInstance | null = null
+  // listens, Ctrl-C, SIGTERM and a hang-up (SIGHUP, the terminal closed) drain and exit 0 (main.ts);
+  // a failed start ends in process.exit too.
   const early = () => process.exit(0)
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, early)
-  process.once('SIGHUP', () => (app ? closeAndExit(app) : process.exit(0)))
+  for (const signal of STOP_SIGNALS) process.once(signal, early)
   const databaseFile = join(dir, 'trawl.db')
   const engines = await startRecordedEngines()
   const config = loadConfig(demoEnv(env, databaseFile, engines.url))
   const login = { email: DEMO_EMAIL, password: randomBytes(9).toString('base64url') }
   const key = await createDemoAccount(config, login)
-  app = await serve(config, {
+  const app = await serve(config, {
+    stopSignals: STOP_SIGNALS,
     prepare(app, services) {
       app.log.warn('demo mode: every engine answers from recorded result pages, whatever the query; nothing here is a live search')
       answerOnlyRecorded(services.engines)
@@ -77,20 +76,11 @@ export async function runDemo(env: Record<string, string | undefined>): Promise<
     if (err.code !== 'EADDRINUSE') throw err
     throw new Error(`port ${config.port} is in use (another Trawl?): TRAWL_PORT=<another port> npx trawl demo`)
   })
-  // main.ts's own SIGINT and SIGTERM listeners are in place: these go without closing the watchers.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, early)
+  // serve's own listeners are in place, so removing these never leaves a signal without one: the
+  // last listener's removal closes libuv's watcher, and a signal already queued for it (the terminal
+  // closed as the banner printed) would be dropped, the demo left running.
+  for (const signal of STOP_SIGNALS) process.off(signal, early)
   return app
-}
-
-function closeAndExit(app: FastifyInstance) {
-  app.log.info('SIGHUP: finishing in-flight requests, then exiting')
-  app.close().then(
-    () => process.exit(0),
-    (err) => {
-      app.log.error({ err }, 'shutdown failed')
-      process.exit(1)
-    },
-  )
 }
 
 /** What the recorded pages answer: each endpoint (web search first, then the verticals in API order) with its engines, in registry order. */
