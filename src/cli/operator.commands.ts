@@ -497,34 +497,15 @@ export const operatorCommands: Command[] = [
     globals: 'none',
     async run(parsed) {
       const [file] = positionalsExactly(parsed, ['<file>']) as [string]
-      const [{ loadConfig }, { describeDatabase }, { default: Sqlite }, fs] = await Promise.all([
+      const [{ loadConfig }, { backupSqlite, describeDatabase }, { realpathSync }] = await Promise.all([
         import('../config.ts'),
         import('../store/database.ts'),
-        import('better-sqlite3'),
         import('node:fs'),
       ])
       const url = loadConfig().databaseUrl
-      if (!url.startsWith('sqlite:'))
-        throw new Error(`backup copies a SQLite database; ${describeDatabase(url)} is backed up with pg_dump -Fc (docs/self-hosting.md)`)
       process.stderr.write(`trawl: database ${describeDatabase(url)}\n`)
-      const path = url.slice('sqlite:'.length)
-      if (!fs.existsSync(path)) throw new Error(`no database at ${path}: give the server's TRAWL_DATABASE_URL`)
-      if (fs.existsSync(file)) throw new Error(`${file} exists: a backup is written to a new file`)
-      const db = new Sqlite(path, { fileMustExist: true })
-      try {
-        db.pragma('busy_timeout = 5000')
-        fs.closeSync(fs.openSync(file, 'wx', 0o600)) // made 0600 before SQLite fills it
-        try {
-          // Every page in one step: one read transaction, never restarted by the servers' writes.
-          await db.backup(file, { progress: () => 0x7fffffff })
-        } catch (err) {
-          fs.rmSync(file, { force: true })
-          throw err
-        }
-      } finally {
-        db.close()
-      }
-      print(`backup of ${describeDatabase(url)} written to ${fs.realpathSync(file)}`)
+      await backupSqlite(url, file)
+      print(`backup of ${describeDatabase(url)} written to ${realpathSync(file)}`)
       return 0
     },
   },

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs'
 import { dirname, resolve as resolvePath } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import SqliteDatabase from 'better-sqlite3'
@@ -97,6 +97,33 @@ function openSqlite(path: string): Store {
  * it creates the database file's permissions. Files of an existing installation are narrowed to
  * 0600 at every start (where the process may change them).
  */
+/**
+ * A whole, consistent copy of the SQLite database of `databaseUrl` in the new file `file` while
+ * servers keep writing (`trawl backup`): SQLite's online backup with every page in one step, so one
+ * read transaction that the servers' writes never restart, holding every write committed before it
+ * began, those still in the -wal file included. Nothing is migrated. The copy is made 0600 (it
+ * holds password and key hashes and the storage key) before SQLite fills it.
+ */
+export async function backupSqlite(databaseUrl: string, file: string): Promise<void> {
+  if (!databaseUrl.startsWith('sqlite:')) {
+    throw new Error(`backup copies a SQLite database; ${describeDatabase(databaseUrl)} is backed up with pg_dump -Fc (docs/self-hosting.md)`)
+  }
+  const path = databaseUrl.slice('sqlite:'.length)
+  if (!existsSync(path)) throw new Error(`no database at ${path}: give the server's TRAWL_DATABASE_URL`)
+  if (existsSync(file)) throw new Error(`${file} exists: a backup is written to a new file`)
+  const db = new SqliteDatabase(path, { fileMustExist: true })
+  try {
+    db.pragma('busy_timeout = 5000')
+    closeSync(openSync(file, 'wx', 0o600))
+    await db.backup(file, { progress: () => 0x7fffffff }).catch((err: unknown) => {
+      rmSync(file, { force: true })
+      throw err
+    })
+  } finally {
+    db.close()
+  }
+}
+
 function privateFiles(path: string) {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   closeSync(openSync(path, 'a', 0o600))
