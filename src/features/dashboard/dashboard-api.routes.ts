@@ -68,8 +68,9 @@ export function dashboardApiRoutes(
     // /64), one per mailbox (plus-tags folded) an hour; sign-in's budgets are not touched.
     await signupThrottle.take(req.ip, body.email)
     // With a verification hook, the account is made when the emailed link is opened (signup-verify.ts).
-    if (services.config.signup.verifyUrl) {
-      return reply.code(202).send(await requestSignupLink(services.store, services.config, `${services.config.appUrl}/api`, body.email, body.password))
+    const { verifyUrl } = services.config.signup
+    if (verifyUrl) {
+      return reply.code(202).send(await requestSignupLink(services.store, verifyUrl, `${services.config.appUrl}/api`, body.email, body.password))
     }
     const created = await signup(services.store, body.email, body.password, services.config.signup.credits)
     setSessionCookies(req, reply, created.token)

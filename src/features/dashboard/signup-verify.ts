@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import type { Config } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
 import { checkNewPassword } from '../../security/password-policy.ts'
 import { hashPassword, sha256 } from '../../security/secrets.ts'
@@ -23,7 +22,8 @@ const HOOK_TIMEOUT_MS = 5000
 /** The path of the link, under the dashboard's API. */
 export const VERIFY_PATH = '/v1/signup/verify'
 
-export async function requestSignupLink(store: Store, config: Config, apiUrl: string, email: string, password: string) {
+/** Keeps the sign-up pending and posts its link, under `apiUrl` (the dashboard's API), to `hookUrl`. */
+export async function requestSignupLink(store: Store, hookUrl: string, apiUrl: string, email: string, password: string) {
   const address = email.trim().toLowerCase()
   if (await findUserByEmail(store.db, address)) throw new ApiError('invalid_request', TAKEN_MESSAGE)
   checkNewPassword(password, [address])
@@ -32,7 +32,7 @@ export async function requestSignupLink(store: Store, config: Config, apiUrl: st
   const row = { email: address, token_hash: sha256(token), password_hash: await hashPassword(password), created_at: now, expires_at: now + LINK_TTL_MS }
   await store.transaction((tx) => savePendingSignup(tx, row))
   const link = `${apiUrl}${VERIFY_PATH}?token=${token}`
-  const failure = await postToHook(config.signup.verifyUrl!, {
+  const failure = await postToHook(hookUrl, {
     type: 'signup.verify',
     email: address,
     verify_url: link,
