@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { type CrawlSite, startCrawlSite } from './support/crawl-site.ts'
-import { checkedScreenshot, coversText, signInToDashboard } from './support/dashboard-page.ts'
+import { checkedScreenshot, coversText, playgroundSession, signInToDashboard } from './support/dashboard-page.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -90,23 +90,7 @@ describe.skipIf(skipWithoutChromium)('dashboard views in Chromium: page tools, c
   test(
     'playground API: the page tools refuse bad input as their endpoints do, before anything is billed; a crawl reserves its limit on the key',
     async () => {
-      const login = await fetch(`${trawl.base}/app/api/v1/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: owner.email, password: PASSWORD }),
-      })
-      const cookie = login.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ')
-      const run = async (endpoint: string, params: unknown) => {
-        const res = await fetch(`${trawl.base}/app/api/v1/playground/${endpoint}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', cookie },
-          body: JSON.stringify({ params }),
-        })
-        return { status: res.status, body: await res.json() }
-      }
+      const { run } = await playgroundSession(trawl.base, { email: owner.email, password: PASSWORD })
       const balance = async () => (await (await trawl.admin('GET', `/admin/v1/accounts/${owner.id}`)).json()).balance as number
       const before = await balance()
       expect(await run('webpage', { urls: [site.url] })).toMatchObject({

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
-import { checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
+import { checkedScreenshot, playgroundSession, signInToDashboard } from './support/dashboard-page.ts'
 import { type ChatRequestBody, type FakeModel, fakeModel } from './support/fake-model.ts'
 import type { FakeUpstream } from './support/fake-upstream.ts'
 import { KETTLE_QUESTION, PRODUCT_PAGES, PRODUCT_RESULTS, PRODUCT_SCHEMA, searchWorld, searchWorldEnv } from './support/search-world.ts'
@@ -63,28 +63,7 @@ afterAll(async () => {
 
 const balance = async () => (await (await trawl.admin('GET', `/admin/v1/accounts/${owner.id}`)).json()).balance as number
 
-/** The playground API as the app calls it, with a signed-in session's cookie: `run` an endpoint, or read what it offers. */
-async function playground() {
-  const login = await fetch(`${trawl.base}/app/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: owner.email, password: PASSWORD }),
-  })
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ')
-  const run = async (endpoint: string, params: unknown) => {
-    const res = await fetch(`${trawl.base}/app/api/v1/playground/${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie },
-      body: JSON.stringify({ params }),
-    })
-    return { status: res.status, body: await res.json() }
-  }
-  const offered = async () => (await fetch(`${trawl.base}/app/api/v1/playground`, { headers: { cookie } })).json()
-  return { run, offered }
-}
+const playground = () => playgroundSession(trawl.base, { email: owner.email, password: PASSWORD })
 
 describe('playground API with a model', () => {
   test('research is offered with its parameters; it is started, waited for and shown with its cited report; billed as POST /v1/research', async () => {

@@ -98,3 +98,26 @@ export function coversText(page: Page, over: string, under: string): Promise<boo
     [over, under],
   )
 }
+
+/** The dashboard's playground API as the app calls it, signed in as `login`: `run` an endpoint, or read what it `offered`. */
+export async function playgroundSession(base: string, login: { email: string; password: string }) {
+  const signedIn = await fetch(`${base}/app/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(login),
+  })
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ')
+  const run = async (endpoint: string, params: unknown) => {
+    const res = await fetch(`${base}/app/api/v1/playground/${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ params }),
+    })
+    return { status: res.status, body: await res.json() }
+  }
+  const offered = async () => (await fetch(`${base}/app/api/v1/playground`, { headers: { cookie } })).json()
+  return { run, offered }
+}
