@@ -18,7 +18,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
-import { countTokens, trimToTokens } from '../src/text/tokens.ts'
+import { countTokensNow as countTokens, trimToTokensNow as trimToTokens } from '../src/text/token-count.ts'
 import { fakeUpstream } from '../test/support/fake-upstream.ts'
 import { holdsAnswer, loadQuestions, type Question } from './context-questions.ts'
 import { loadArticleBenchmark } from './reader/corpora.ts'

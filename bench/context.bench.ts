@@ -25,7 +25,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { readDocument } from '../src/reader/reader.service.ts'
-import { countTokens, trimToTokens } from '../src/text/tokens.ts'
+import { countTokensNow as countTokens, trimToTokensNow as trimToTokens } from '../src/text/token-count.ts'
 import { fakeUpstream } from '../test/support/fake-upstream.ts'
 import { loadArticleBenchmark } from './reader/corpora.ts'
 import { stripMarkdown } from './reader/scoring.ts'

@@ -16,8 +16,17 @@ const CACHE = new URL('node_modules/.cache/trawl/', root)
 /** The last build: its files, the source files it was built from, and their key (inputsKey). */
 const MANIFEST = new URL('last-build.json', CACHE)
 const KEEP_BUILDS = 4
-/** How esbuild's metafile names the reader thread's entry, given as stdin below. */
-const STDIN_ENTRY = 'src/reader/reader-thread.cjs'
+/**
+ * The worker threads' entries, each built as a bundle of its own and given to esbuild as stdin
+ * (piscina wants the task function as the module's export): the name bin/trawl.mjs hands
+ * src/paths.ts, the folder it resolves from, and the module and export it runs.
+ */
+const THREADS = [
+  { key: 'readerWorker', name: 'reader-thread', dir: 'src/reader/', module: './reader.worker.ts', run: 'readOnThread' },
+  { key: 'tokenThread', name: 'token-thread', dir: 'src/text/', module: './tokens.thread.ts', run: 'tokensOnThread' },
+]
+/** How esbuild's metafile names a thread's entry: its text is in this file. */
+const stdinEntry = (thread) => `${thread.dir}${thread.name}.cjs`
 
 /**
  * What a build depends on: this file (the build options), esbuild's version, the TypeScript and
@@ -40,9 +49,8 @@ function inputsKey(inputs) {
 function cachedBundle() {
   try {
     const last = JSON.parse(readFileSync(MANIFEST, 'utf8'))
-    const server = new URL(last.server, CACHE)
-    const readerWorker = new URL(last.readerWorker, CACHE)
-    if (existsSync(server) && existsSync(readerWorker) && last.key === inputsKey(last.inputs)) return { server, readerWorker }
+    const files = Object.fromEntries(['server', ...THREADS.map((thread) => thread.key)].map((key) => [key, new URL(last[key], CACHE)]))
+    if (Object.values(files).every(existsSync) && last.key === inputsKey(last.inputs)) return files
   } catch {
     // No manifest yet, or a source file of the last build is gone: build.
   }
@@ -66,25 +74,26 @@ async function buildBundle() {
   }
   const builds = Promise.all([
     build({ ...common, entryPoints: ['src/cli/cli.ts'], format: 'esm' }),
-    // Piscina wants the task function as the module's export.
-    build({
-      ...common,
-      format: 'cjs',
-      stdin: {
-        contents: "module.exports = require('./reader.worker.ts').readOnThread",
-        resolveDir: fileURLToPath(new URL('src/reader/', root)),
-        sourcefile: 'reader-thread.cjs',
-      },
-    }),
+    ...THREADS.map((thread) =>
+      build({
+        ...common,
+        format: 'cjs',
+        stdin: {
+          contents: `module.exports = require('${thread.module}').${thread.run}`,
+          resolveDir: fileURLToPath(new URL(thread.dir, root)),
+          sourcefile: `${thread.name}.cjs`,
+        },
+      }),
+    ),
   ])
   // esbuild's service process would otherwise live as long as the server.
-  const [server, reader] = await builds.finally(() => stop())
+  const [server, ...threads] = await builds.finally(() => stop())
   mkdirSync(CACHE, { recursive: true })
-  const bundle = {
-    server: keep('trawl', 'mjs', asciiOnly(server.outputFiles[0].text)),
-    readerWorker: keep('reader-thread', 'cjs', asciiOnly(reader.outputFiles[0].text)),
-  }
-  remember(bundle, [server, reader], startedAt)
+  const bundle = { server: keep('trawl', 'mjs', asciiOnly(server.outputFiles[0].text)) }
+  THREADS.forEach((thread, i) => {
+    bundle[thread.key] = keep(thread.name, 'cjs', asciiOnly(threads[i].outputFiles[0].text))
+  })
+  remember(bundle, [server, ...threads], startedAt)
   return bundle
 }
 
@@ -105,10 +114,12 @@ function asciiOnly(text) {
 
 /** Writes the manifest, unless a source file changed while it was built (the next start builds again). */
 function remember(bundle, results, startedAt) {
-  // The reader thread's entry is given as stdin: its text is in this file.
-  const inputs = [...new Set(results.flatMap((result) => Object.keys(result.metafile.inputs)))].filter((file) => file !== STDIN_ENTRY).sort()
+  // The threads' entries are given as stdin: their text is in this file.
+  const stdin = new Set(THREADS.map(stdinEntry))
+  const inputs = [...new Set(results.flatMap((result) => Object.keys(result.metafile.inputs)))].filter((file) => !stdin.has(file)).sort()
   if (inputs.some((file) => statSync(new URL(file, root)).mtimeMs >= startedAt)) return
-  const manifest = { key: inputsKey(inputs), server: fileName(bundle.server), readerWorker: fileName(bundle.readerWorker), inputs }
+  const files = Object.fromEntries(Object.entries(bundle).map(([key, url]) => [key, fileName(url)]))
+  const manifest = { key: inputsKey(inputs), ...files, inputs }
   const tmp = `${fileURLToPath(MANIFEST)}.${process.pid}.tmp`
   writeFileSync(tmp, JSON.stringify(manifest))
   renameSync(tmp, MANIFEST)
@@ -144,7 +155,7 @@ if (process.env.TRAWL_BUNDLE !== 'false') {
   }
 }
 if (bundle) {
-  globalThis.trawlBundle = { readerWorker: bundle.readerWorker.href }
+  globalThis.trawlBundle = Object.fromEntries(THREADS.map((thread) => [thread.key, bundle[thread.key].href]))
   await import(bundle.server.href)
 } else {
   const { register } = await import('tsx/esm/api')

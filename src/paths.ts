@@ -24,16 +24,25 @@ export function requireOnFirstUse<T>(name: string): () => T {
   }
 }
 
-/** What bin/trawl.mjs sets when it runs the bundle: the reader threads' bundled entry. */
+/** What bin/trawl.mjs sets when it runs the bundle: the threads' bundled entries. */
 interface BundleInfo {
   readerWorker: string
+  tokenThread: string
 }
+
+const bundled = () => (globalThis as { trawlBundle?: BundleInfo }).trawlBundle
 
 /**
  * The reader threads' entry: the bundled worker when the server runs from the bundle; otherwise
  * reader.worker.cjs, which loads the TypeScript worker through tsx.
  */
 export function readerWorkerFile(): URL {
-  const bundle = (globalThis as { trawlBundle?: BundleInfo }).trawlBundle
+  const bundle = bundled()
   return bundle ? new URL(bundle.readerWorker) : srcFile('reader/reader.worker.cjs')
+}
+
+/** The token thread's entry (text/tokens.ts), found as the reader threads' is. */
+export function tokenThreadFile(): URL {
+  const bundle = bundled()
+  return bundle ? new URL(bundle.tokenThread) : srcFile('text/tokens.thread.cjs')
 }

@@ -33,6 +33,7 @@ import { redisRobots } from './site/robots/robots.redis.ts'
 import { createRobotsCache } from './site/site.discovery.ts'
 import { openStore } from './store/database.ts'
 import { serverSecret } from './store/server-secrets.store.ts'
+import { closeTokenThread } from './text/tokens.ts'
 import { pruneOldDeliveries, sealClearWebhookSecrets } from './webhooks/webhooks.service.ts'
 import { webhookJobKind } from './webhooks/webhooks.worker.ts'
 
@@ -76,6 +77,7 @@ export async function openServices(config: Config): Promise<Services> {
       await upstream.close()
       await renderer.close()
       await reader.close()
+      await closeTokenThread()
       await signals.close()
       redis?.disconnect()
       await store.close()

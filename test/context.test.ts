@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, test } from 'vites
 import { z } from 'zod'
 import { InvalidRequestError, type ContextResponse as SdkContextResponse, Trawl } from '../packages/sdk/src/index.ts'
 import { ContextResponse } from '../src/features/context/context.schema.ts'
-import { countTokens } from '../src/text/tokens.ts'
+import { countTokensNow as countTokens } from '../src/text/token-count.ts'
 import { type FakeUpstream, fakeUpstream, fixture } from './support/fake-upstream.ts'
 import { startTrawl, type Trawl as TrawlServer } from './support/start-trawl.ts'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { rankHighlights } from '../src/reader/highlights.rank.ts'
-import { countTokens } from '../src/text/tokens.ts'
+import { countTokensNow as countTokens } from '../src/text/token-count.ts'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type LocalSite, startLocalSite, startTunnelProxy, type TunnelProxy } from './support/reading-site.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'

@@ -35,8 +35,8 @@ export function sendQueued(req: FastifyRequest, reply: FastifyReply, debitedMc: 
  * Sends a billed answer already serialised (`payload`, JSON) with the billing headers, its token
  * estimate counted on the text sent.
  */
-export function sendBilledJson(req: FastifyRequest, reply: FastifyReply, payload: string, charges: Omit<Billing, 'tokens'>, usdPerCredit: number) {
+export async function sendBilledJson(req: FastifyRequest, reply: FastifyReply, payload: string, charges: Omit<Billing, 'tokens'>, usdPerCredit: number) {
   const { usedMc, balanceMc, cacheHit } = charges
-  setBillingHeaders(req, reply, { usedMc, balanceMc, cacheHit, tokens: countTokens(payload) }, usdPerCredit)
+  setBillingHeaders(req, reply, { usedMc, balanceMc, cacheHit, tokens: await countTokens(payload) }, usdPerCredit)
   return reply.type('application/json; charset=utf-8').send(payload)
 }

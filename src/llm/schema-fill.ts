@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.ts'
-import { chunkPage } from '../text/markdown-chunks.ts'
-import { countTokens } from '../text/tokens.ts'
+import { type Chunk, chunkPage } from '../text/markdown-chunks.ts'
+import { countTokensEach } from '../text/tokens.ts'
 import { type ChatMessage, chat, type ModelConfig, type ModelUse, sourceBlock } from './chat-model.ts'
 import type { CheckOutput } from './json-schema.ts'
 
@@ -36,12 +36,22 @@ export type FillOutcome =
   | { ok: false; error: ApiError; calls: number; usage: { prompt: number; completion: number } }
 
 /** The page's first chunks, numbered, up to SOURCE_TOKENS. */
-function sourcesOf(markdown: string): { start: number; end: number; text: string }[] {
+async function sourcesOf(markdown: string): Promise<{ start: number; end: number; text: string }[]> {
   const sources: { start: number; end: number; text: string }[] = []
   let left = SOURCE_TOKENS
-  for (const c of chunkPage(markdown)) {
+  const chunks = await chunkPage(markdown)
+  // Counted in one trip: the chunks whose estimates could still fit.
+  const likely: Chunk[] = []
+  let estimated = 0
+  for (const c of chunks) {
+    estimated += c.estTokens
+    if (estimated > SOURCE_TOKENS * 2) break
+    likely.push(c)
+  }
+  const counts = await countTokensEach(likely.map((c) => markdown.slice(c.start, c.end)))
+  for (const [i, c] of likely.entries()) {
     const text = markdown.slice(c.start, c.end)
-    const tokens = countTokens(text)
+    const tokens = counts[i]!
     if (tokens > left) break
     left -= tokens
     sources.push({ start: c.start, end: c.end, text })
@@ -107,7 +117,7 @@ export async function fillSchema(
   check: CheckOutput,
   prompt?: string,
 ): Promise<FillOutcome> {
-  const sources = sourcesOf(page.markdown)
+  const sources = await sourcesOf(page.markdown)
   const messages = fillMessages(schema, sources, page.url, prompt)
   const usage = { prompt: 0, completion: 0 }
   let calls = 0

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts'
 import type { Renderer } from '../net/browser/renderer.ts'
 import { parseHttpUrl, type SafeFetchOptions, type SafeFetchResult, safeFetch } from '../net/safe-fetch.ts'
 import type { PageLink } from '../site/page-links.ts'
-import { countTokens, trimToTokensAsync } from '../text/tokens.ts'
+import { countTokens, trimToTokens } from '../text/tokens.ts'
 import { rankHighlights } from './highlights.rank.ts'
 import { metaRefreshTarget } from './meta-refresh.ts'
 import { inlineReader, type ReaderPool } from './reader.pool.ts'
@@ -69,8 +69,8 @@ export interface PageRead {
   result: PageResult
   cached: boolean
   cachedAt?: string
-  /** o200k tokens of the returned content, after max_tokens. */
-  tokens: number
+  /** o200k tokens of the returned content, after max_tokens: counted when asked (X-Tokens-Estimate), as crawls never ask. */
+  tokens(): Promise<number>
   trimmed: boolean
   /** No readable content: the content field is ''. Never cached; callers decide (extract: empty_page). */
   empty: boolean
@@ -261,9 +261,9 @@ export async function readPage(deps: PageReadDeps, rawUrl: string, opts: PageRea
 }
 
 /**
- * Applies the per-call options (highlights, max_tokens) to a stored read. max_tokens is applied a
- * piece of text at a time with turns for the event loop between them (a page can be megabytes, and
- * text built to be slow to tokenize costs microseconds a character).
+ * Applies the per-call options (highlights, max_tokens) to a stored read. max_tokens is applied on
+ * the token thread (text/tokens.ts): a page can be megabytes, and text built to be slow to tokenize
+ * costs microseconds a character.
  */
 async function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: number | null, empty = false): Promise<PageRead> {
   const { content: full, highlight_source, links, images, page_links, more, raw, ...facts } = page
@@ -272,10 +272,10 @@ async function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: numb
   let content = full
   let trimmed = false
   let tokens: number | undefined
-  if (opts.maxTokens !== undefined) ({ text: content, trimmed, tokens } = await trimToTokensAsync(full, opts.maxTokens))
+  if (opts.maxTokens !== undefined) ({ text: content, trimmed, tokens } = await trimToTokens(full, opts.maxTokens))
   result[opts.format] = content
   for (const [format, text] of Object.entries(more ?? {}) as [ReadFormat, string][]) {
-    result[format] = opts.maxTokens === undefined ? text : (await trimToTokensAsync(text, opts.maxTokens)).text
+    result[format] = opts.maxTokens === undefined ? text : (await trimToTokens(text, opts.maxTokens)).text
   }
   if (opts.includeLinks) result.links = links ?? []
   if (opts.includeImages) result.images = images ?? []
@@ -287,10 +287,8 @@ async function shapePage(page: StoredPage, opts: PageReadOptions, cachedAt: numb
     result,
     cached: cachedAt != null,
     cachedAt: result.cached_at,
-    // Counted when asked for (X-Tokens-Estimate): crawls never ask, and o200k costs about 0.5 ms a
-    // page; a count holds the thread 40 ms at most (text/tokens.ts), then the rest is estimated.
-    get tokens() {
-      tokens ??= countTokens(content)
+    async tokens() {
+      tokens ??= await countTokens(content)
       return tokens
     },
     trimmed,

@@ -16,8 +16,8 @@ export async function readDocument(input: ReadInput, opts: ReadOptions): Promise
   let content = read[opts.format] ?? ''
   let trimmed = false
   let tokens: number | undefined
-  if (maxTokens !== undefined) ({ text: content, trimmed, tokens } = trimToTokens(content, maxTokens))
-  const result: ReadResult = { ...read, tokens: tokens ?? countTokens(content), trimmed, empty: isEmpty(content, opts.format) }
+  if (maxTokens !== undefined) ({ text: content, trimmed, tokens } = await trimToTokens(content, maxTokens))
+  const result: ReadResult = { ...read, tokens: tokens ?? (await countTokens(content)), trimmed, empty: isEmpty(content, opts.format) }
   result[opts.format] = content
   return result
 }

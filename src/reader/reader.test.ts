@@ -28,7 +28,7 @@ describe('HTML pages from the corpora', () => {
     for (const l of r.links!) expect(l.url).toMatch(/^https?:\/\//)
     expect(new Set(r.links!.map((l) => l.url)).size).toBe(r.links!.length)
     expect(r.empty).toBe(false)
-    expect(r.tokens).toBe(countTokens(r.markdown!))
+    expect(r.tokens).toBe(await countTokens(r.markdown!))
   })
 
   test('a relative <base href> is honoured for images', async () => {
@@ -162,7 +162,7 @@ describe('max_tokens and highlights', () => {
     expect(full.trimmed).toBe(false)
     expect(r.trimmed).toBe(true)
     expect(r.tokens).toBeLessThanOrEqual(100)
-    expect(r.tokens).toBe(countTokens(r.markdown!))
+    expect(r.tokens).toBe(await countTokens(r.markdown!))
     expect(full.markdown!.startsWith(r.markdown!)).toBe(true)
   })
 

@@ -1,4 +1,4 @@
-import { countTokens } from './tokens.ts'
+import { countTokensEach } from './tokens.ts'
 
 /**
  * A page's Markdown cut into chunks of about MIN to MAX tokens at headings and paragraphs, with
@@ -93,11 +93,19 @@ function pushTrimmed(md: string, blocks: Block[], start: number, end: number, le
   if (e > s) blocks.push(level ? { start: s, end: e, level, heading: heading ?? '' } : { start: s, end: e, level: 0 })
 }
 
-/** Tokens per character of a page, from a sample of it: o200k over the whole page costs more than the rest of the work. */
-function tokensPerChar(md: string): number {
-  const sample = md.slice(0, 1500)
-  if (sample.length < 200) return 0.25
-  return Math.max(0.1, countTokens(sample) / sample.length)
+const SAMPLE_CHARS = 1500
+const SHORT_SAMPLE = 200
+
+/**
+ * Tokens per character of each page, from a sample of it (o200k over the whole page costs more
+ * than the rest of the work): what chunkBlocks sizes its chunks by.
+ */
+export async function tokensPerChar(mds: readonly string[]): Promise<number[]> {
+  const samples = mds.map((md) => md.slice(0, SAMPLE_CHARS))
+  const counted = samples.filter((sample) => sample.length >= SHORT_SAMPLE)
+  const counts = await countTokensEach(counted)
+  let next = 0
+  return samples.map((sample) => (sample.length < SHORT_SAMPLE ? 0.25 : Math.max(0.1, counts[next++]! / sample.length)))
 }
 
 /** Cuts [start, end) into pieces of at most `maxChars`: at line ends, then sentence ends, then spaces, then anywhere. */
@@ -165,13 +173,16 @@ function trimSpan(md: string, start: number, end: number): [number, number] | nu
  * never ends a chunk on its own), a paragraph that would take a chunk past MAX starts the next
  * one, and a paragraph longer than MAX is cut at line, then sentence ends.
  */
-export function chunkPage(md: string): Chunk[] {
-  return chunkBlocks(md, scanBlocks(md), new Set())
+export async function chunkPage(md: string): Promise<Chunk[]> {
+  const [ratio] = await tokensPerChar([md])
+  return chunkBlocks(md, scanBlocks(md), new Set(), ratio!)
 }
 
-/** chunkPage over blocks already scanned; a block whose start is in `isolated` (a syndicated paragraph) is a chunk of its own. */
-export function chunkBlocks(md: string, blocks: readonly Block[], isolated: ReadonlySet<number>): Chunk[] {
-  const ratio = tokensPerChar(md)
+/**
+ * chunkPage over blocks already scanned, at `ratio` tokens a character (tokensPerChar); a block
+ * whose start is in `isolated` (a syndicated paragraph) is a chunk of its own.
+ */
+export function chunkBlocks(md: string, blocks: readonly Block[], isolated: ReadonlySet<number>, ratio: number): Chunk[] {
   const est = (chars: number) => Math.ceil(chars * ratio)
   const maxChars = Math.floor(MAX_CHUNK_TOKENS / ratio)
   const chunks: Chunk[] = []

@@ -1,157 +1,75 @@
-import { setImmediate as nextTurn } from 'node:timers/promises'
-import { requireOnFirstUse } from '../paths.ts'
-import { MAX_PIECE, pieces } from './token-pieces.ts'
+import type { Piscina } from 'piscina'
+import { requireOnFirstUse, tokenThreadFile } from '../paths.ts'
+import { countTokensNow, type Trimmed, trimToTokensNow } from './token-count.ts'
+import type { TokenAnswer, TokenTask } from './tokens.thread.ts'
+
+export type { Trimmed } from './token-count.ts'
 
 /**
- * The o200k tables take about 60 MB: loaded at the first count, not at start, so a server that
- * only crawls or serves cached searches without token counts never holds them.
+ * Token counts (o200k_base, the GPT-4o family's tokenizer: what X-Tokens-Estimate and every
+ * max_tokens mean) are made on one thread of their own, never on the event loop. Loading o200k's
+ * tables holds a thread 0.1-0.5 s, and text built to be slow holds it up to token-count.ts's
+ * budget for each count: on the main thread either kept `/livez` and every other request waiting
+ * (docs/operations.md). The thread starts at the first count, so an idle server holds neither it
+ * nor the tables (about 70 MB), and ends after IDLE_MS without a count. Should it fail to start or
+ * die, texts are counted on the calling thread: slower to answer, never wrong.
  */
-const tokenizer = requireOnFirstUse<typeof import('gpt-tokenizer/encoding/o200k_base')>('gpt-tokenizer/encoding/o200k_base')
+const IDLE_MS = 5 * 60_000
+/** Counts and trims waiting for the thread beyond this many are made on the calling thread. */
+const MAX_QUEUE = 256
 
-/**
- * Special tokens (`<|endoftext|>`) written in a page are text like any other: encoded as text,
- * never refused (gpt-tokenizer throws on them by default, which made such a page a 500).
- */
-const AS_TEXT = { disallowedSpecial: new Set<string>() }
+const piscina = requireOnFirstUse<typeof import('piscina')>('piscina')
+let pool: Piscina | null = null
+let failed = false
 
-/**
- * How long one count may hold the thread (ms) before the rest of the text is estimated. Ordinary
- * text counts at about 10 million characters a second (over 400,000 characters fit); text built to
- * be slow (random letters, CJK or Thai without punctuation) at 0.2-1 million.
- */
-const COUNT_BUDGET_MS = 40
-/**
- * The estimate of the rest: this many windows of WINDOW characters, spread evenly over it. On the
- * 426 pages and Markdown readings of the reader benchmarks over 60,000 characters, estimating the
- * last 70 % of each so was off by 1.6 % of the whole count at the median, 3.6 % at the 90th
- * percentile, 8.3 % at most (fewer, longer windows did worse: 8 of 512 characters, 27 % at most).
- */
-const WINDOWS = 64
-const WINDOW = 128
-/** trimToTokensAsync yields to the event loop after this much work (ms). */
-const SLICE_MS = 10
-
-const countPiece = (text: string) => tokenizer().countTokens(text, AS_TEXT)
-
-/**
- * gpt-tokenizer keeps the tokens of up to 100,000 chunks it merged (most of ordinary text's speed
- * comes from it). Pieces of runs no language writes, and samples of text too long to count, would
- * fill it with entries seen once (256 random CJK characters hold 5 KB: 500 MB in all), so after
- * this many of them it is emptied, and ordinary text fills it again.
- */
-const ODD_PIECES_BEFORE_CLEAR = 4096
-let oddPieces = 0
-function odd(count: number) {
-  oddPieces += count
-  if (oddPieces < ODD_PIECES_BEFORE_CLEAR) return
-  oddPieces = 0
-  tokenizer().clearMergeCache()
+function thread(): Piscina | null {
+  if (failed) return null
+  if (!pool) {
+    const { Piscina: Pool } = piscina()
+    pool = new Pool({ filename: tokenThreadFile().href, minThreads: 0, maxThreads: 1, maxQueue: MAX_QUEUE, idleTimeout: IDLE_MS })
+  }
+  return pool
 }
 
-/**
- * Tokens in `text` under o200k_base (the GPT-4o family's tokenizer); what X-Tokens-Estimate reports.
- * Linear in the text (token-pieces.ts) and exact but for runs longer than 256 characters with no
- * break (a count up to 0.17 % high there). The thread is held for about COUNT_BUDGET_MS at most:
- * text still uncounted then (only text of hundreds of kilobytes, or text built to be slow) is
- * estimated from evenly spread samples of it.
- */
-export function countTokens(text: string): number {
-  if (!text) return 0
-  if (text.length <= MAX_PIECE) return countPiece(text)
-  tokenizer() // loaded (a few hundred ms, once) before the clock starts
-  const started = performance.now()
-  let total = 0
-  let cuts = 0
+async function run<T extends TokenAnswer>(task: TokenTask, inline: () => T): Promise<T> {
+  const threadPool = thread()
+  if (!threadPool) return inline()
   try {
-    for (const [start, end, cut] of pieces(text)) {
-      total += countPiece(text.slice(start, end))
-      if (cut) cuts++
-      if (end < text.length && performance.now() - started > COUNT_BUDGET_MS) return total + estimateFrom(text, end)
+    return (await threadPool.run(task)) as T
+  } catch (err) {
+    // A full queue, or a thread ended by closeTokenThread meanwhile, answers here this once; a
+    // thread that cannot start or dies is given up, once, with a warning in the log.
+    if (threadPool === pool && !/queue is at limit/i.test((err as Error).message ?? '')) {
+      failed = true
+      process.emitWarning(`the token thread failed (${(err as Error).message}); tokens are counted on the main thread from now on`)
     }
-    return total
-  } finally {
-    if (cuts > 0) odd(cuts)
+    return inline()
   }
 }
 
-/** The tokens of text[from...] estimated from WINDOWS samples of it (bounded work, whatever its length). */
-function estimateFrom(text: string, from: number): number {
-  const rest = text.length - from
-  if (rest <= WINDOWS * WINDOW) return countExactly(text.slice(from))
-  odd(WINDOWS)
-  let tokens = 0
-  let chars = 0
-  for (let k = 0; k < WINDOWS; k++) {
-    const at = from + Math.floor((k * (rest - WINDOW)) / (WINDOWS - 1))
-    const sample = text.slice(at, at + WINDOW)
-    tokens += countExactly(sample)
-    chars += sample.length
-  }
-  return Math.round((tokens / chars) * rest)
+/**
+ * Tokens in `text`: exact but for runs longer than 256 characters with no break (a count up to
+ * 0.17 % high there) and text past the thread's budget for one count (estimated from samples;
+ * only text of hundreds of kilobytes, or text built to be slow). token-count.ts has the figures.
+ */
+export async function countTokens(text: string): Promise<number> {
+  if (!text) return 0
+  const [count] = await countTokensEach([text])
+  return count!
 }
 
-/** countTokens without the budget: for text whose length is already bounded. */
-function countExactly(text: string): number {
-  let total = 0
-  for (const [start, end] of pieces(text)) total += countPiece(text.slice(start, end))
-  return total
-}
-
-export interface Trimmed {
-  text: string
-  trimmed: boolean
-  /** The tokens of `text` when they were counted on the way (the text was not cut). */
-  tokens?: number
+/** The tokens of each text, in one trip to the thread: for many small texts (passages, chunks). */
+export function countTokensEach(texts: readonly string[]): Promise<number[]> {
+  if (texts.length === 0) return Promise.resolve([])
+  return run({ count: texts }, () => texts.map(countTokensNow))
 }
 
 /**
  * Cuts `text` to at most `maxTokens` tokens, backing off to the last paragraph, line or sentence end
- * so a reader never gets half a word or half a table row. Only the part up to the cut is encoded.
+ * so a reader never gets half a word or half a table row.
  */
-export function trimToTokens(text: string, maxTokens: number): Trimmed {
-  const steps = trimming(text, maxTokens)
-  for (;;) {
-    const step = steps.next()
-    if (step.done) return step.value
-  }
-}
-
-/** trimToTokens giving the event loop a turn every SLICE_MS of work: for page reads, whose text can be megabytes. */
-export async function trimToTokensAsync(text: string, maxTokens: number): Promise<Trimmed> {
-  const steps = trimming(text, maxTokens)
-  let since = performance.now()
-  for (;;) {
-    const step = steps.next()
-    if (step.done) return step.value
-    if (performance.now() - since > SLICE_MS) {
-      await nextTurn()
-      since = performance.now()
-    }
-  }
-}
-
-/** The trim, as steps: one piece encoded per step. */
-function* trimming(text: string, maxTokens: number): Generator<void, Trimmed, undefined> {
-  const { encode, decode } = tokenizer()
-  const tokens: number[] = []
-  let whole = true
-  for (const [start, end, cut] of pieces(text)) {
-    for (const token of encode(text.slice(start, end), AS_TEXT)) tokens.push(token)
-    if (cut) odd(1)
-    if (tokens.length > maxTokens) {
-      whole = false
-      break
-    }
-    yield
-  }
-  if (whole) return { text, trimmed: false, tokens: tokens.length }
-  const cut = decode(tokens.slice(0, maxTokens))
-  const floor = Math.floor(cut.length * 0.6) // never give back more than 40% to find a boundary
-  for (const boundary of ['\n\n', '\n', '. ', ' ']) {
-    const at = cut.lastIndexOf(boundary)
-    if (at >= floor) return { text: cut.slice(0, at + (boundary === '. ' ? 1 : 0)).trimEnd(), trimmed: true }
-  }
-  return { text: cut.trimEnd(), trimmed: true }
+export function trimToTokens(text: string, maxTokens: number): Promise<Trimmed> {
+  return run({ trim: text, maxTokens }, () => trimToTokensNow(text, maxTokens))
 }
 
 const memo = new Map<string, number>()
@@ -161,12 +79,19 @@ const memo = new Map<string, number>()
  * response whose meta carries a new request id): counted once, then remembered; `text` is only
  * made on the first count.
  */
-export function countTokensOnce(key: string, text: () => string): number {
+export async function countTokensOnce(key: string, text: () => string): Promise<number> {
   let count = memo.get(key)
   if (count === undefined) {
-    count = countTokens(text())
+    count = await countTokens(text())
     if (memo.size >= 5000) memo.delete(memo.keys().next().value as string)
     memo.set(key, count)
   }
   return count
+}
+
+/** Ends the thread (at shutdown); a later count starts it again. */
+export async function closeTokenThread(): Promise<void> {
+  const threadPool = pool
+  pool = null
+  await threadPool?.destroy()
 }

@@ -1,6 +1,6 @@
 import { tokenize } from '../../text/bm25.ts'
-import { type Block, type Chunk, chunkBlocks, HEADING_LINE, MAX_CHUNK_TOKENS, scanBlocks } from '../../text/markdown-chunks.ts'
-import { countTokens } from '../../text/tokens.ts'
+import { type Block, type Chunk, chunkBlocks, HEADING_LINE, MAX_CHUNK_TOKENS, scanBlocks, tokensPerChar } from '../../text/markdown-chunks.ts'
+import { countTokens, countTokensEach } from '../../text/tokens.ts'
 import { rankLexically } from './context.rank.ts'
 import type { ContextPassage } from './context.schema.ts'
 
@@ -160,11 +160,12 @@ export interface Ranked {
 export type Ranking = 'lexical' | 'hybrid' | 'leads'
 
 /** Cuts the pages into chunks (syndicated paragraphs isolated) and ranks them against `query`. */
-export function preparePassages(pages: readonly ContextPage[], query: string, queryLanguage = 'en'): Prepared {
+export async function preparePassages(pages: readonly ContextPage[], query: string, queryLanguage = 'en'): Promise<Prepared> {
   const candidates: Candidate[] = []
   const blocks = pages.map((page) => scanBlocks(page.markdown))
   const isolated = syndicatedBlocks(pages, blocks)
-  const chunks = pages.map((page, p) => chunkBlocks(page.markdown, blocks[p]!, isolated[p]!))
+  const ratios = await tokensPerChar(pages.map((page) => page.markdown))
+  const chunks = pages.map((page, p) => chunkBlocks(page.markdown, blocks[p]!, isolated[p]!, ratios[p]!))
   chunks.forEach((list, p) => {
     const md = pages[p]!.markdown
     const title = ` ${tokenize(pages[p]!.title ?? '').join(' ')} `
@@ -209,10 +210,32 @@ export function compareCandidates(prep: Prepared, a: number, b: number): number 
  * The passages of `pages` that best answer `query`, best first, together at most `maxTokens`
  * tokens, ranked lexically; when no chunk matches a word of the question, the leads of the pages.
  */
-export function selectPassages(pages: readonly ContextPage[], query: string, maxTokens: number, queryLanguage = 'en'): PassageSelection {
-  const prep = preparePassages(pages, query, queryLanguage)
+export async function selectPassages(pages: readonly ContextPage[], query: string, maxTokens: number, queryLanguage = 'en'): Promise<PassageSelection> {
+  const prep = await preparePassages(pages, query, queryLanguage)
   const order = lexicalOrder(prep)
   return order.length > 0 ? fillPassages(prep, order, maxTokens, 'lexical') : fillLeads(prep, maxTokens)
+}
+
+/**
+ * The exact tokens of the candidates the fill will most likely weigh, counted in one trip to the
+ * token thread: the best, in order, until their estimates reach twice the budget. The fill counts
+ * any other it comes to on its own.
+ */
+async function likelyCounts(prep: Prepared, order: readonly Ranked[], maxTokens: number): Promise<Map<number, number>> {
+  const likely: number[] = []
+  let estimated = 0
+  for (const { candidate } of order) {
+    if (estimated > maxTokens * 2) break
+    estimated += prep.candidates[candidate]!.chunk.estTokens
+    likely.push(candidate)
+  }
+  const counts = await countTokensEach(likely.map((i) => candidateText(prep, i)))
+  return new Map(likely.map((i, k) => [i, counts[k]!]))
+}
+
+function candidateText(prep: Prepared, i: number): string {
+  const { chunk, page } = prep.candidates[i]!
+  return prep.pages[page]!.markdown.slice(chunk.start, chunk.end)
 }
 
 /**
@@ -221,8 +244,8 @@ export function selectPassages(pages: readonly ContextPage[], query: string, max
  * PAGE_SHARE of the budget while another page has relevant passages waiting (its next passages
  * wait until those were tried, then fill what is left).
  */
-export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens: number, ranking: Ranking): PassageSelection {
-  const { pages, candidates } = prep
+export async function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens: number, ranking: Ranking): Promise<PassageSelection> {
+  const { candidates } = prep
   const cap = Math.max(MAX_CHUNK_TOKENS, Math.floor(maxTokens * PAGE_SHARE))
   const relevantPages = new Set(order.map((r) => candidates[r.candidate]!.page))
   const chosen: { rank: number; r: Ranked; shingles: Set<string>; tokens: number }[] = []
@@ -232,17 +255,16 @@ export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens
   let duplicates = 0
   let leftOutTokens = 0
   let leftOut = 0
-  const tokensOf = new Map<number, number>()
-  const exact = (i: number) => {
+  const tokensOf = await likelyCounts(prep, order, maxTokens)
+  const exact = async (i: number) => {
     let n = tokensOf.get(i)
     if (n === undefined) {
-      const c = candidates[i]!
-      n = countTokens(pages[c.page]!.markdown.slice(c.chunk.start, c.chunk.end))
+      n = await countTokens(candidateText(prep, i))
       tokensOf.set(i, n)
     }
     return n
   }
-  const consider = (rank: number, capped: boolean): 'taken' | 'deferred' | 'skipped' => {
+  const consider = async (rank: number, capped: boolean): Promise<'taken' | 'deferred' | 'skipped'> => {
     const r = order[rank]!
     const c = candidates[r.candidate]!
     const own = shingles(c.words)
@@ -251,7 +273,7 @@ export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens
       return 'skipped'
     }
     // An estimate well past what is left: no need to count it exactly.
-    const tokens = c.chunk.estTokens > left * 1.5 ? c.chunk.estTokens : exact(r.candidate)
+    const tokens = c.chunk.estTokens > left * 1.5 ? c.chunk.estTokens : await exact(r.candidate)
     const used = usedByPage.get(c.page) ?? 0
     if (capped && relevantPages.size > 1 && used > 0 && used + tokens > cap) return 'deferred'
     if (tokens > left) {
@@ -264,8 +286,8 @@ export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens
     left -= tokens
     return 'taken'
   }
-  for (let rank = 0; rank < order.length; rank++) if (consider(rank, true) === 'deferred') deferred.push(rank)
-  for (const rank of deferred) consider(rank, false)
+  for (let rank = 0; rank < order.length; rank++) if ((await consider(rank, true)) === 'deferred') deferred.push(rank)
+  for (const rank of deferred) await consider(rank, false)
   chosen.sort((a, b) => a.rank - b.rank)
   const passages = chosen.map(({ r, tokens }) => toPassage(prep, r, tokens))
   return {
@@ -283,18 +305,22 @@ export function fillPassages(prep: Prepared, order: readonly Ranked[], maxTokens
  * No chunk matches the question: the first passage of each page read (its first chunk that is not
  * clutter), in result order, within the budget. Never empty while a page read has any text.
  */
-export function fillLeads(prep: Prepared, maxTokens: number): PassageSelection {
+export async function fillLeads(prep: Prepared, maxTokens: number): Promise<PassageSelection> {
   const { pages } = prep
   const passages: ContextPassage[] = []
   let left = maxTokens
   let truncated = false
   let wanted = 0
-  pages.forEach((page, p) => {
+  const leads = pages.map((_, p) => {
     const own = prep.candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.page === p)
     const lead = own.find(({ i }) => prep.clutter[i]! >= LEAD_CLUTTER) ?? own[0]
-    const chunk = lead?.c.chunk ?? prep.chunks[p]?.[0]
+    return lead?.c.chunk ?? prep.chunks[p]?.[0]
+  })
+  const counts = await countTokensEach(leads.map((chunk, p) => (chunk ? pages[p]!.markdown.slice(chunk.start, chunk.end) : '')))
+  pages.forEach((page, p) => {
+    const chunk = leads[p]
     if (!chunk) return
-    const tokens = countTokens(page.markdown.slice(chunk.start, chunk.end))
+    const tokens = counts[p]!
     wanted += tokens
     if (tokens > left) {
       truncated = true

@@ -26,7 +26,7 @@ export function contextRoutes(app: FastifyInstance, deps: SearchDeps & { usdPerC
       const params = parseInput(ContextParams, req)
       // Engine names and modes are checked here and the engine choice inside runSearch: both before anything is reserved.
       const outcome = await runContext(deps, req.auth, normaliseContext(params, req.auth), req.id)
-      setBillingHeaders(req, reply, { ...outcome, tokens: bodyTokens(outcome.body) }, deps.usdPerCredit)
+      setBillingHeaders(req, reply, { ...outcome, tokens: await bodyTokens(outcome.body) }, deps.usdPerCredit)
       return reply.send(outcome.body)
     },
   )

@@ -199,7 +199,7 @@ export async function runContext(
  * matches the question at all. Runs after the pages were billed: nothing here fails the request.
  */
 async function choosePassages(deps: ContextDeps, pages: ContextPage[], req: ContextRequest, notes: string[]): Promise<PassageSelection> {
-  const prep = preparePassages(pages, req.q, baseLanguage(req.language) ?? 'en')
+  const prep = await preparePassages(pages, req.q, baseLanguage(req.language) ?? 'en')
   const lexical = lexicalOrder(prep)
   const embeddings = deps.config.embeddings
   if (embeddings && prep.candidates.length > 0) {
@@ -320,7 +320,7 @@ async function readOne(deps: SearchDeps, result: OrganicResult, deadline: number
 }
 
 /** X-Tokens-Estimate: the passages' exact tokens plus the rest of the body counted without their text. */
-export function bodyTokens(body: ContextBody): number {
+export async function bodyTokens(body: ContextBody): Promise<number> {
   const skeleton = JSON.stringify({ ...body, passages: body.passages.map((p) => ({ ...p, text: '' })) })
-  return body.meta.tokens_used + countTokens(skeleton)
+  return body.meta.tokens_used + (await countTokens(skeleton))
 }

@@ -101,7 +101,7 @@ export function dashboardScreenRoutes(app: FastifyInstance, deps: AppDeps) {
       throw new ApiError('not_found', `no vertical ${vertical}: the playground runs /v1/search and the other search verticals`)
     const body = parseInput(PlaygroundBody, req)
     const run = await runPlayground(deps, session, vertical, body.params, body.key_id, req.id)
-    const tokens = countTokens(run.markdown ?? JSON.stringify(run.json))
+    const tokens = await countTokens(run.markdown ?? JSON.stringify(run.json))
     // The same billing headers as the API answer, and the same figures in the body for the screen.
     setBillingHeaders(req, reply, { usedMc: run.outcome.usedMc, balanceMc: run.outcome.balanceMc, cacheHit: run.outcome.cacheHit, tokens }, deps.usdPerCredit)
     return {

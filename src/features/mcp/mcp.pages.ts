@@ -92,21 +92,21 @@ export async function readStash<T>(stash: Stash, cursor: Cursor): Promise<T> {
  * first k of them with whatever heading and footer go around. Binary search on k; a text longer
  * than 12 characters a token is taken as too long without counting (o200k rarely packs more).
  */
-export function fitItems(count: number, budget: number, render: (k: number) => string): { k: number; text: string; trimmed: boolean } {
+export async function fitItems(count: number, budget: number, render: (k: number) => string): Promise<{ k: number; text: string; trimmed: boolean }> {
   if (count <= 0) return { k: 0, text: render(0), trimmed: false }
-  const fits = (text: string) => text.length <= budget * 12 && countTokens(text) <= budget
+  const fits = async (text: string) => text.length <= budget * 12 && (await countTokens(text)) <= budget
   const all = render(count)
-  if (fits(all)) return { k: count, text: all, trimmed: false }
+  if (await fits(all)) return { k: count, text: all, trimmed: false }
   let lo = 0 // fits (or nothing)
   let hi = count // does not fit
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2)
-    if (fits(render(mid))) lo = mid
+    if (await fits(render(mid))) lo = mid
     else hi = mid
   }
   if (lo > 0) return { k: lo, text: render(lo), trimmed: false }
   // Not even one item fits: it is shown alone, trimmed.
-  const cut = trimToTokens(render(1), budget)
+  const cut = await trimToTokens(render(1), budget)
   return { k: 1, text: `${cut.text}\n\n[trimmed to max_tokens]`, trimmed: true }
 }
 

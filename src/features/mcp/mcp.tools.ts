@@ -176,8 +176,8 @@ function pager(ctx: ToolContext, tool: string, args: PageArgs, offset: number, k
     async page({ total, render, range }) {
       const note = (to: number, cursor: string | null) =>
         cursor ? `---\nShown: ${range(offset, to)}. Next page: call ${tool} again with the same arguments and cursor "${cursor}".` : ''
-      const room = Math.max(200, budget - countTokens(note(offset + 1, CURSOR_PLACEHOLDER)))
-      const fit = fitItems(total - offset, room, (k) => render(offset, offset + k))
+      const room = Math.max(200, budget - (await countTokens(note(offset + 1, CURSOR_PLACEHOLDER))))
+      const fit = await fitItems(total - offset, room, (k) => render(offset, offset + k))
       const end = offset + fit.k
       let next: string | null = null
       if (end < total) {
@@ -633,23 +633,25 @@ const batchResultTool = tool({
             const n = s.filter((j) => !j.job || JOB_ENDED.has(j.job.status)).length
             return [n, s.length, `${n} of ${s.length} jobs finished`]
           })
-    const items = states.map((s, i) => {
-      const j = s.job
-      const status = j ? j.status : 'not_found'
-      const head = `## Job ${i + 1} of ${states.length}: ${s.id} · ${status}${j ? ` · ${j.endpoint} · ${j.credits_used} credits` : ''}`
-      let content: string | null = null
-      let body = ''
-      if (!j) body = 'No such job for this account, or its result expired (results are kept 24 hours).'
-      else if (j.status === 'done') {
-        content = trimToTokens(renderJobResult(j.endpoint, j.result), Math.max(200, pages.budget - 300)).text
-        body = content
-      } else if (j.error) body = `Error: ${j.error.code}: ${inline(j.error.message)}`
-      else body = 'Not finished yet.'
-      return {
-        text: `${head}\n\n${body}`,
-        data: { id: s.id, endpoint: j?.endpoint ?? null, status, credits_used: j?.credits_used ?? null, error: j?.error ?? null, content },
-      }
-    })
+    const items = await Promise.all(
+      states.map(async (s, i) => {
+        const j = s.job
+        const status = j ? j.status : 'not_found'
+        const head = `## Job ${i + 1} of ${states.length}: ${s.id} · ${status}${j ? ` · ${j.endpoint} · ${j.credits_used} credits` : ''}`
+        let content: string | null = null
+        let body = ''
+        if (!j) body = 'No such job for this account, or its result expired (results are kept 24 hours).'
+        else if (j.status === 'done') {
+          content = (await trimToTokens(renderJobResult(j.endpoint, j.result), Math.max(200, pages.budget - 300))).text
+          body = content
+        } else if (j.error) body = `Error: ${j.error.code}: ${inline(j.error.message)}`
+        else body = 'Not finished yet.'
+        return {
+          text: `${head}\n\n${body}`,
+          data: { id: s.id, endpoint: j?.endpoint ?? null, status, credits_used: j?.credits_used ?? null, error: j?.error ?? null, content },
+        }
+      }),
+    )
     const done = states.filter((s) => s.job?.status === 'done').length
     const pending = states.filter((s) => s.job && !JOB_ENDED.has(s.job.status)).length
     const { offset } = pages
@@ -742,24 +744,21 @@ const monitorRunsTool = tool({
     const qs = query.size > 0 ? `?${query}` : ''
     const reply = await call(ctx, { method: 'GET', path: `/v1/monitors/${encodeURIComponent(args.id)}/runs${qs}` })
     const body = reply.body as { monitor_id: string; runs: MonitorRun[]; next_before: string | null }
-    const runText = (r: MonitorRun) => {
+    const runText = async (r: MonitorRun) => {
       const head = `## Run due ${r.due_at}: ${r.status}, ${r.new_results} new${r.first_run ? ' (first run: everything is new)' : ''}, ${r.credits_used} credits`
       const detail = r.error
         ? `Error: ${r.error.code}: ${inline(r.error.message)}`
         : r.results_expired
           ? '(results expired; they are kept 24 hours)'
           : renderRunResults(r.results ?? [])
-      return trimToTokens(detail ? `${head}\n\n${detail}` : head, Math.max(200, pages.budget - 300)).text
+      return (await trimToTokens(detail ? `${head}\n\n${detail}` : head, Math.max(200, pages.budget - 300))).text
     }
+    const runTexts = await Promise.all(body.runs.map(runText))
     const older = body.next_before ? `Older runs: call monitor_runs with before "${body.next_before}".` : ''
     const paged = await pages.page({
       total: body.runs.length,
       render: (from, to) =>
-        [
-          `# Runs of monitor ${body.monitor_id}`,
-          body.runs.length ? body.runs.slice(from, to).map(runText).join('\n\n') : 'No runs yet.',
-          to >= body.runs.length ? older : '',
-        ]
+        [`# Runs of monitor ${body.monitor_id}`, body.runs.length ? runTexts.slice(from, to).join('\n\n') : 'No runs yet.', to >= body.runs.length ? older : '']
           .filter(Boolean)
           .join('\n\n'),
       range: (from, to) => `runs ${from + 1}–${to} of ${body.runs.length}`,

@@ -174,10 +174,10 @@ async function readOne(
   try {
     const page = await readPage(deps, url, { ...opts, timeoutMs: deadline - Date.now() }, maxAge)
     if (page.empty) return { ok: false, failure: { url, error: { code: 'empty_page', message: EMPTY_PAGE_MESSAGE } } }
-    if (!job) return { ok: true, result: page.result, cached: page.cached, tokens: page.tokens }
+    if (!job) return { ok: true, result: page.result, cached: page.cached, tokens: await page.tokens() }
     const filled = await extractFields(job, { url: page.result.url, markdown: page.result.markdown ?? '' })
     if (!filled.ok) return { ok: false, failure: { url, error: { code: filled.error.code as PageFailureCode, message: filled.error.message } } }
-    return { ok: true, result: { ...page.result, ...filled.value }, cached: page.cached, tokens: page.tokens }
+    return { ok: true, result: { ...page.result, ...filled.value }, cached: page.cached, tokens: await page.tokens() }
   } catch (err) {
     const e = pageError(err, deps.log)
     const message = e.code === 'upstream_timeout' ? timeoutMessage(timeout) : e.message

@@ -60,7 +60,7 @@ export async function runWebpage(
     },
     priceMc: (body) => (body.meta.empty_page ? 0 : pagePriceMc(body.cached) + (job ? job.billedCalls * job.callMc : 0)),
   })
-  return { body, usedMc, balanceMc, cacheHit: body.cached, tokens: page!.tokens, ...(page!.raw && { raw: page!.raw }) }
+  return { body, usedMc, balanceMc, cacheHit: body.cached, tokens: await page!.tokens(), ...(page!.raw && { raw: page!.raw }) }
 }
 
 /** The read, its failure as the matching error: a timeout says which one ran out. */

@@ -5,7 +5,7 @@ import { countTokens, countTokensOnce } from '../../text/tokens.ts'
 import { type OutputOptions, type ResponseBody, renderSearchReply, type Vertical } from './output/output.ts'
 
 /** Renders a billed lookup in the asked format and sends it with the billing headers (http/billing-headers.ts). */
-export function sendLookup(
+export async function sendLookup(
   req: FastifyRequest,
   reply: FastifyReply,
   vertical: Vertical,
@@ -16,8 +16,8 @@ export function sendLookup(
   const rendered = renderSearchReply(vertical, outcome.body, output)
   const tokens = outcome.cacheHit
     ? // A replayed body renders the same text every time: count it once per cache entry and format.
-      countTokensOnce(`${outcome.cacheKey}|${output.format}|${output.fields ?? ''}`, rendered.tokensText)
-    : countTokens(rendered.tokensText())
+      await countTokensOnce(`${outcome.cacheKey}|${output.format}|${output.fields ?? ''}`, rendered.tokensText)
+    : await countTokens(rendered.tokensText())
   setBillingHeaders(req, reply, { usedMc: outcome.usedMc, balanceMc: outcome.balanceMc, cacheHit: outcome.cacheHit, tokens }, usdPerCredit)
   return reply.type(rendered.contentType).send(rendered.payload)
 }

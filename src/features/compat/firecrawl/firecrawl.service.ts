@@ -10,7 +10,6 @@ import type { AuthContext } from '../../../http/auth.ts'
 import { parseWith } from '../../../http/parse-input.ts'
 import { normalisePageUrl } from '../../../reader/page-read.ts'
 import type { PageMetadata, PageResult } from '../../../reader/reading.types.ts'
-import { countTokens } from '../../../text/tokens.ts'
 import { createBatch, toBatchJobView } from '../../batches/batches.service.ts'
 import { batchIdOfJob, jobsOfBatch } from '../../batches/batches.store.ts'
 import type { CrawlTask as CrawlView } from '../../crawl/crawl.response.ts'
@@ -578,6 +577,3 @@ export async function batchErrors(deps: AppDeps, auth: AuthContext, id: string) 
     })
   return { errors, robotsBlocked: [] as string[] }
 }
-
-/** X-Tokens-Estimate of an answer. */
-export const tokensOf = (payload: string) => countTokens(payload)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { ApiError } from '../../../errors.ts'
-import { countTokens } from '../../../text/tokens.ts'
+import { countTokensNow as countTokens } from '../../../text/token-count.ts'
 import { renderSearchResponse, validateOutputOptions } from './output.ts'
 import { autocompleteBody, lensBody, reviewsBody, searchBody } from './sample-bodies.fixture.ts'
 import { completeBody } from './stable-shape.ts'
