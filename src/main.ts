@@ -4,7 +4,7 @@ import { buildApp } from './app.ts'
 import { watchRedis } from './cache/redis.ts'
 import type { Config } from './config.ts'
 import type { Services } from './deps.ts'
-import { compactHeap } from './heap-compact.ts'
+import { compactWhenIdle } from './heap-compact.ts'
 import { jsonLogStream, loggerOptions } from './http/logging.ts'
 import { queueStats } from './jobs/runner.ts'
 import { startMetricsServer } from './metrics/metrics.server.ts'
@@ -30,6 +30,18 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   const app = await buildApp(services, { logStream })
   opts.prepare?.(app, services)
   const workers = config.workers ? startWorkers(services, app.log) : null
+  // Requests being served (compactWhenIdle below); an aborted one may end twice, and counts once.
+  let inFlight = 0
+  const counted = new WeakSet<object>()
+  const ended = async (req: object) => {
+    if (counted.delete(req)) inFlight--
+  }
+  app.addHook('onRequest', async (req) => {
+    counted.add(req)
+    inFlight++
+  })
+  app.addHook('onResponse', ended)
+  app.addHook('onRequestAbort', ended)
   app.addHook('onClose', async () => {
     // Crawls go back to the queue and webhook attempts in flight finish before the store closes.
     await workers?.stop()
@@ -51,8 +63,9 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   // they are up, pages are read on the main thread, whose reader code warmInline compiled. undici
   // too loads at the first fetch (`trawl worker` warms it at start): the first page or upstream
   // request of a process pays about 15 ms for it, which an idle server's 6 MB would otherwise buy.
-  // Start-up's garbage goes once the workers' first polls are done, not at some later collection.
-  setTimeout(compactHeap, 1000).unref()
+  // Start-up's garbage goes once the workers' first polls are done, not at some later collection,
+  // and not while a request waits for it.
+  compactWhenIdle(() => inFlight > 0)
   app.log.info(
     `Trawl listening on ${url} (database ${config.databaseUrl.split(':')[0]}, workers ${config.workers ? 'on' : 'off'}, signals ${services.signals.transport})`,
   )
