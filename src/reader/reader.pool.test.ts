@@ -66,6 +66,21 @@ test('pages read before the threads are up are read on the main thread; many of 
   }
 })
 
+test('a big page read before the threads are up waits for them: read on the main thread, it would hold the event loop', async () => {
+  const pool = createReaderPool(1)
+  try {
+    const big: PageReadTask = {
+      ...htmlTask('markdown'),
+      input: { ...htmlTask('markdown').input, text: html.replace('</body>', `<!--${'x'.repeat(200_000)}--></body>`) },
+    }
+    const [small, read] = await Promise.all([pool.read(htmlTask('markdown')), pool.read(big)])
+    expect(read.content).toBe(small.content)
+    expect(pool.counts()).toEqual({ onThreads: 1, inline: 1, recycled: 0 })
+  } finally {
+    await pool.close()
+  }
+})
+
 test('TRAWL_READER_THREADS=0 and a closed pool read on the main thread', async () => {
   const none = createReaderPool(0)
   expect(none.threads).toBe(0)

@@ -30,6 +30,9 @@ export interface ReaderPool {
 }
 
 const QUEUE_PER_THREAD = 8
+/** Pages up to this size are read on the main thread while the threads start (50 ms at most). */
+const INLINE_WHILE_COLD_BYTES = 128 * 1024
+const taskBytes = (task: PageReadTask) => Math.max(task.input.text?.length ?? 0, task.input.body?.byteLength ?? 0)
 /** Required at the pool's start, not at the server's: a server that reads no page does without it. */
 const piscina = requireOnFirstUse<typeof import('piscina')>('piscina')
 
@@ -172,7 +175,9 @@ export function createReaderPool(threads: number, opts: ReaderPoolOptions = {}):
   const read = async (task: PageReadTask): Promise<PageContent> => {
     if (closed || failures >= FAILURES_TO_GIVE_UP) return readInline(task)
     const threadPool = start()
-    if (!isWarm) return readInline(task)
+    // A small page is read here rather than wait for the threads to come up; a big one waits (under
+    // a second): read here, 1 MB holds the event loop 150-400 ms.
+    if (!isWarm && (taskBytes(task) <= INLINE_WHILE_COLD_BYTES || !(await warm))) return readInline(task)
     let answer: ThreadAnswer
     try {
       answer = await runOnThread(threadPool, task, threads)
