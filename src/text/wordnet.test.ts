@@ -1,5 +1,17 @@
 import { describe, expect, test } from 'vitest'
-import { relatedWords } from './wordnet.ts'
+import { closeWordnet, loadWordnet, relatedWords } from './wordnet.ts'
+
+test('loadWordnet builds the index with turns for the event loop, to the same words as a build at once', async () => {
+  closeWordnet()
+  let turns = 0
+  const ticking = setInterval(() => turns++, 0)
+  await loadWordnet()
+  clearInterval(ticking)
+  expect(turns).toBeGreaterThan(3)
+  const loaded = relatedWords('growth')
+  closeWordnet()
+  expect(relatedWords('growth')).toEqual(loaded)
+})
 
 describe('relatedWords', () => {
   test('synonyms and derived forms of the most common senses, most common first', () => {

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
 import { join } from 'node:path'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { requireOnFirstUse } from '../paths.ts'
 
 /**
@@ -84,18 +85,62 @@ function numberAt(buf: Buffer, at: number): [number, number] {
   return [n, i]
 }
 
+/** Builds the index on the calling thread, at once: for callers that did not await loadWordnet. */
 function load(): Index {
   if (index) return index
+  const steps = building()
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+let loading: Promise<void> | null = null
+/** loadWordnet gives the event loop a turn after this much work (ms). */
+const SLICE_MS = 5
+
+/**
+ * Builds the index with turns for the event loop between slices of the work: built at once, it
+ * held the thread 80-150 ms at the first /v1/context that ranks passages. relatedWords is
+ * synchronous; callers that can wait await this first.
+ */
+export function loadWordnet(): Promise<void> {
+  loading ??= (async () => {
+    const steps = building()
+    let since = performance.now()
+    for (;;) {
+      if (index) return // built meanwhile by a synchronous call
+      const step = steps.next()
+      if (step.done) return
+      if (performance.now() - since > SLICE_MS) {
+        await nextTurn()
+        since = performance.now()
+      }
+    }
+  })().finally(() => {
+    loading = null
+  })
+  return loading
+}
+
+/** Lines handled between two looks at the clock. */
+const LINES_A_STEP = 512
+
+/** The index build as steps: it yields every LINES_A_STEP lines, and sets `index` at the end. */
+function* building(): Generator<void, Index, undefined> {
   const started = performance.now()
   const dir = wordnetDb().path
   let senses = new Int32Array(1 << 17)
   let used = 0
   // Parsed from the bytes, field by field: a string per line (or a split) would make hundreds of
   // thousands of short-lived objects, and the heap they grow stays with the process.
-  const lemmas = POS.map((name, pos) => {
+  const lemmas: Map<string, number>[] = []
+  for (const [pos, name] of POS.entries()) {
     const map = new Map<string, number>()
+    lemmas.push(map)
     const buf = readFileSync(join(dir, `index.${name}`))
-    for (let at = 0; at < buf.length; ) {
+    for (let at = 0, lines = 0; at < buf.length; lines++) {
+      if (lines % LINES_A_STEP === 0) yield
       let end = buf.indexOf(10, at)
       if (end < 0) end = buf.length
       const sp = buf.indexOf(32, at)
@@ -124,13 +169,13 @@ function load(): Index {
       }
       at = end + 1
     }
-    return map
-  })
+  }
   // Pertainyms are stored on the adjective only: index them from the noun's side once.
   const pertainedBy = new Map<number, string[]>()
   let pertainyms = 0
   const adj = readFileSync(join(dir, 'data.adj'))
-  for (let at = adj.indexOf(' \\ '); at >= 0; at = adj.indexOf(' \\ ', at + 3)) {
+  for (let at = adj.indexOf(' \\ '), lines = 0; at >= 0; at = adj.indexOf(' \\ ', at + 3), lines++) {
+    if (lines % LINES_A_STEP === 0) yield
     const start = adj.lastIndexOf(10, at) + 1
     let end = adj.indexOf(10, at)
     if (end < 0) end = adj.length
@@ -150,6 +195,7 @@ function load(): Index {
     }
     at = end
   }
+  if (index) return index // built meanwhile by a synchronous call
   const fds = POS.map((name) => openSync(join(dir, `data.${name}`), 'r'))
   index = { lemmas, senses: senses.slice(0, used), pertainedBy, fds }
   Object.assign(wordnetStats, {

@@ -1,6 +1,7 @@
 import { tokenize } from '../../text/bm25.ts'
 import { type Block, type Chunk, chunkBlocks, HEADING_LINE, MAX_CHUNK_TOKENS, scanBlocks, tokensPerChar } from '../../text/markdown-chunks.ts'
 import { countTokens, countTokensEach } from '../../text/tokens.ts'
+import { loadWordnet } from '../../text/wordnet.ts'
 import { rankLexically } from './context.rank.ts'
 import type { ContextPassage } from './context.schema.ts'
 
@@ -164,7 +165,8 @@ export async function preparePassages(pages: readonly ContextPage[], query: stri
   const candidates: Candidate[] = []
   const blocks = pages.map((page) => scanBlocks(page.markdown))
   const isolated = syndicatedBlocks(pages, blocks)
-  const ratios = await tokensPerChar(pages.map((page) => page.markdown))
+  // The ranking's synonyms, loaded with turns for the event loop rather than at once (text/wordnet.ts).
+  const [ratios] = await Promise.all([tokensPerChar(pages.map((page) => page.markdown)), loadWordnet()])
   const chunks = pages.map((page, p) => chunkBlocks(page.markdown, blocks[p]!, isolated[p]!, ratios[p]!))
   chunks.forEach((list, p) => {
     const md = pages[p]!.markdown
