@@ -1,10 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { searxngAnswer } from '../src/engines/searxng/searxng.fixture.ts'
 import { SEARXNG_LIMITS } from '../src/engines/searxng/searxng.parse.ts'
 import { errorOf, expectBooksBalanced } from './support/books.ts'
 import { type FakeUpstream, fakeUpstream } from './support/fake-upstream.ts'
+import { HAN_RUN, hostileRoutes, hostileSearx, LONG_SNIPPET, SEARX_HOST, WORD } from './support/hostile-pages.ts'
 import { pathServer } from './support/path-server.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
 
@@ -19,96 +17,15 @@ import { startTrawl, type Trawl } from './support/start-trawl.ts'
  * 2. Stacked Content-Encoding: gzip listed 2,000 times, read alone and as /v1/context's results.
  */
 
-/** Deterministic letters (the same page every run), hard for o200k: no run repeats. */
-function randomText(length: number, alphabet: string[]): string {
-  let seed = 41
-  const out: string[] = []
-  for (let i = 0; i < length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    out.push(alphabet[seed % alphabet.length]!)
-  }
-  return out.join('')
-}
-const LETTERS = [...'abcdefghijklmnopqrstuvwxyz']
-const HAN = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + i))
-
-const WORD = randomText(1_000_000, LETTERS)
-const HAN_RUN = randomText(120_000, HAN)
-const article = (title: string, body: string) =>
-  `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1><p>${body}</p></article></body></html>`
-
-/** An ordinary article, long enough to be read as one. */
-const PROSE = article('Stacked', 'A paragraph of an ordinary article, long enough to be read as its content. '.repeat(40))
-
-/** `body` gzipped `times` times over, with the header that says so. */
-function stackedGzip(body: string, times: number): { bytes: Buffer; encoding: string } {
-  let bytes = Buffer.from(body)
-  for (let i = 0; i < times; i++) bytes = gzipSync(bytes, { level: 1 })
-  return { bytes, encoding: Array.from({ length: times }, () => 'gzip').join(', ') }
-}
-const STACKED = stackedGzip(PROSE, 2000)
-const TWO = { bytes: brotliCompressSync(gzipSync(Buffer.from(PROSE))), encoding: 'gzip, br' }
-const BOMB = gzipSync(Buffer.alloc(11 * 1024 * 1024, 'a'))
-/** An article whose text sits inside 100,000 nested elements (1.1 MB): no real page nests past a few hundred. */
-const DEEP = article(
-  'Deep',
-  `${'<div><span>'.repeat(50_000)}The text at the bottom of a very deep page, still worth reading as the page's content. ${'</span></div>'.repeat(50_000)}`,
-)
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void
-const html =
-  (page: string): Handler =>
-  (_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
-const encoded =
-  (bytes: Buffer, encoding: string): Handler =>
-  (_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': encoding }).end(bytes)
-
-const routes: Record<string, Handler> = {
-  '/long-word': html(article('One long word', WORD)),
-  '/han-run': html(article('一段没有标点的文字', HAN_RUN)),
-  '/special-tokens': html(article('Special tokens', `A page that quotes a model's markers <|endoftext|> and <|im_start|> as text. `.repeat(10))),
-  '/stacked': encoded(STACKED.bytes, STACKED.encoding),
-  '/two-codings': encoded(TWO.bytes, TWO.encoding),
-  '/bomb': encoded(BOMB, 'gzip'),
-  '/deep': html(DEEP),
-}
-
-const SEARX_HOST = 'searx.test:8888'
-const LONG_TITLE = 'A title that goes on and on '.repeat(4000) // 112,000 characters of words
-const LONG_SNIPPET = randomText(50_000, LETTERS) // one word of 50,000 letters
-
 let site: Awaited<ReturnType<typeof pathServer>>
 let base = ''
 let engine: FakeUpstream
 let trawl: Trawl
 
-function searx(req: IncomingMessage, res: ServerResponse) {
-  const url = new URL(req.url ?? '/', 'http://x')
-  const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
-  const q = url.searchParams.get('q') ?? ''
-  if (q === 'stacked pages') {
-    // Three results, each the page sent with gzip 2,000 times over.
-    const results = [1, 2, 3].map((n) => ({ url: `${base}/stacked?n=${n}`, title: `Stacked ${n}`, content: 'A page.', engine: 'bing' }))
-    return json(searxngAnswer({ results, answers: [], infoboxes: [], suggestions: [] }))
-  }
-  return json(
-    searxngAnswer({
-      results: [
-        { url: 'https://long.example/title', title: LONG_TITLE, content: LONG_SNIPPET, engine: 'bing' },
-        { url: `https://long.example/${'x'.repeat(10_000)}`, title: 'A link no browser would send', content: 'dropped', engine: 'bing' },
-        { url: 'https://short.example/', title: 'An ordinary result', content: 'An ordinary snippet.', engine: 'bing' },
-      ],
-      suggestions: Array.from({ length: 5000 }, (_, i) => `suggestion ${i}`),
-    }),
-  )
-}
-
 beforeAll(async () => {
-  site = await pathServer(routes)
+  site = await pathServer(hostileRoutes)
   base = site.base
-  engine = await fakeUpstream(searx)
+  engine = await fakeUpstream(hostileSearx(() => base))
   trawl = await startTrawl({
     TRAWL_ALLOW_PRIVATE_NETWORK: 'true',
     TRAWL_SEARXNG_URL: `http://${SEARX_HOST}`,
