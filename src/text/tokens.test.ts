@@ -34,3 +34,23 @@ describe('token counts on the token thread', () => {
     expect(made).toBe(1)
   })
 })
+
+// Last in this file: it leaves the module counting on the calling thread.
+describe('a token thread that cannot start', () => {
+  it('is given up after three failures in a row, with a warning; the counts are right all along', async () => {
+    await closeTokenThread()
+    const bundled = globalThis as { trawlBundle?: { readerWorker: string; tokenThread: string } }
+    bundled.trawlBundle = { readerWorker: 'file:///nonexistent/reader.cjs', tokenThread: 'file:///nonexistent/tokens.cjs' }
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.message)
+    process.on('warning', onWarning)
+    try {
+      for (let i = 0; i < 4; i++) expect(await countTokens(TEXTS[2]!)).toBe(countTokensNow(TEXTS[2]!))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings.filter((w) => w.startsWith('the token thread failed'))).toHaveLength(1)
+    } finally {
+      process.off('warning', onWarning)
+      delete bundled.trawlBundle
+    }
+  })
+})

@@ -12,37 +12,53 @@ export type { Trimmed } from './token-count.ts'
  * budget for each count: on the main thread either kept `/livez` and every other request waiting
  * (docs/operations.md). The thread starts at the first count, so an idle server holds neither it
  * nor the tables (about 70 MB), and ends after IDLE_MS without a count. Should it fail to start or
- * die, texts are counted on the calling thread: slower to answer, never wrong.
+ * keep failing, texts are counted on the calling thread: slower to answer, never wrong.
  */
 const IDLE_MS = 5 * 60_000
-/** Counts and trims waiting for the thread beyond this many are made on the calling thread. */
-const MAX_QUEUE = 256
 
 const piscina = requireOnFirstUse<typeof import('piscina')>('piscina')
 let pool: Piscina | null = null
-let failed = false
+/** Failures in a row; at FAILURES_TO_GIVE_UP (a thread that will not start, say) the thread is given up. */
+let failures = 0
+const FAILURES_TO_GIVE_UP = 3
+
+/** A task this long on the thread means the thread is stuck (a count is 40 ms at most; a cut, seconds). */
+const TASK_TIMEOUT_MS = 60_000
 
 function thread(): Piscina | null {
-  if (failed) return null
+  if (failures >= FAILURES_TO_GIVE_UP) return null
   if (!pool) {
     const { Piscina: Pool } = piscina()
-    pool = new Pool({ filename: tokenThreadFile().href, minThreads: 0, maxThreads: 1, maxQueue: MAX_QUEUE, idleTimeout: IDLE_MS })
+    // No bound on the queue: what waits is text the requests hold anyway, and counted here instead it
+    // would hold the event loop.
+    const started = new Pool({ filename: tokenThreadFile().href, minThreads: 0, maxThreads: 1, idleTimeout: IDLE_MS })
+    // A thread that cannot load its module is reported here, and the tasks sent to it never end.
+    started.on('error', (err: Error) => giveUp(started, err))
+    pool = started
   }
   return pool
+}
+
+function giveUp(threadPool: Piscina, err: Error) {
+  if (pool !== threadPool) return
+  failures = FAILURES_TO_GIVE_UP
+  pool = null
+  process.emitWarning(`the token thread failed (${err.message}); tokens are counted on the main thread from now on`)
+  // Its waiting tasks are rejected, and counted on the calling thread (run).
+  void threadPool.destroy()
 }
 
 async function run<T extends TokenAnswer>(task: TokenTask, inline: () => T): Promise<T> {
   const threadPool = thread()
   if (!threadPool) return inline()
   try {
-    return (await threadPool.run(task)) as T
+    const answer = (await threadPool.run(task, { signal: AbortSignal.timeout(TASK_TIMEOUT_MS) })) as T
+    failures = 0
+    return answer
   } catch (err) {
-    // A full queue, or a thread ended by closeTokenThread meanwhile, answers here this once; a
-    // thread that cannot start or dies is given up, once, with a warning in the log.
-    if (threadPool === pool && !/queue is at limit/i.test((err as Error).message ?? '')) {
-      failed = true
-      process.emitWarning(`the token thread failed (${(err as Error).message}); tokens are counted on the main thread from now on`)
-    }
+    // A thread ended meanwhile (closeTokenThread, giveUp) answers here this once, as does one
+    // failure; after FAILURES_TO_GIVE_UP in a row the thread is given up.
+    if (pool === threadPool && ++failures >= FAILURES_TO_GIVE_UP) giveUp(threadPool, err as Error)
     return inline()
   }
 }
