@@ -1,6 +1,6 @@
 import { tokenize } from '../../text/bm25.ts'
 import { type Block, type Chunk, chunkBlocks, HEADING_LINE, MAX_CHUNK_TOKENS, scanBlocks, tokensPerChar } from '../../text/markdown-chunks.ts'
-import { countTokens, countTokensEach } from '../../text/tokens.ts'
+import { countTokensEach } from '../../text/tokens.ts'
 import { loadWordnet } from '../../text/wordnet.ts'
 import { rankLexically } from './context.rank.ts'
 import type { ContextPassage } from './context.schema.ts'
@@ -218,21 +218,37 @@ export async function selectPassages(pages: readonly ContextPage[], query: strin
   return order.length > 0 ? fillPassages(prep, order, maxTokens, 'lexical') : fillLeads(prep, maxTokens)
 }
 
+/** Candidates counted in one trip to the token thread when the fill comes to one not counted yet. */
+const COUNT_AHEAD = 32
+
 /**
- * The exact tokens of the candidates the fill will most likely weigh, counted in one trip to the
- * token thread: the best, in order, until their estimates reach twice the budget. The fill counts
- * any other it comes to on its own.
+ * The exact tokens of `order`'s candidates, counted in trips to the token thread: first the best,
+ * until their estimates reach twice the budget (what the fill most likely weighs), then, when
+ * the fill comes to a candidate not counted yet, it and the COUNT_AHEAD after it.
  */
-async function likelyCounts(prep: Prepared, order: readonly Ranked[], maxTokens: number): Promise<Map<number, number>> {
-  const likely: number[] = []
-  let estimated = 0
-  for (const { candidate } of order) {
-    if (estimated > maxTokens * 2) break
-    estimated += prep.candidates[candidate]!.chunk.estTokens
-    likely.push(candidate)
+function exactTokens(prep: Prepared, order: readonly Ranked[], maxTokens: number): (rank: number) => Promise<number> {
+  const known = new Map<number, number>()
+  const count = async (ranks: number[]) => {
+    const fresh = ranks.map((rank) => order[rank]!.candidate).filter((i) => !known.has(i))
+    const counts = await countTokensEach(fresh.map((i) => candidateText(prep, i)))
+    for (const [k, i] of fresh.entries()) known.set(i, counts[k]!)
   }
-  const counts = await countTokensEach(likely.map((i) => candidateText(prep, i)))
-  return new Map(likely.map((i, k) => [i, counts[k]!]))
+  let first: Promise<void> | null = null
+  return async (rank) => {
+    if (!first) {
+      const likely: number[] = []
+      let estimated = 0
+      for (let r = 0; r < order.length && estimated <= maxTokens * 2; r++) {
+        estimated += prep.candidates[order[r]!.candidate]!.chunk.estTokens
+        likely.push(r)
+      }
+      first = count(likely)
+    }
+    await first
+    const candidate = order[rank]!.candidate
+    if (!known.has(candidate)) await count(Array.from({ length: Math.min(COUNT_AHEAD, order.length - rank) }, (_, k) => rank + k))
+    return known.get(candidate)!
+  }
 }
 
 function candidateText(prep: Prepared, i: number): string {
@@ -257,15 +273,7 @@ export async function fillPassages(prep: Prepared, order: readonly Ranked[], max
   let duplicates = 0
   let leftOutTokens = 0
   let leftOut = 0
-  const tokensOf = await likelyCounts(prep, order, maxTokens)
-  const exact = async (i: number) => {
-    let n = tokensOf.get(i)
-    if (n === undefined) {
-      n = await countTokens(candidateText(prep, i))
-      tokensOf.set(i, n)
-    }
-    return n
-  }
+  const exact = exactTokens(prep, order, maxTokens)
   const consider = async (rank: number, capped: boolean): Promise<'taken' | 'deferred' | 'skipped'> => {
     const r = order[rank]!
     const c = candidates[r.candidate]!
@@ -275,7 +283,7 @@ export async function fillPassages(prep: Prepared, order: readonly Ranked[], max
       return 'skipped'
     }
     // An estimate well past what is left: no need to count it exactly.
-    const tokens = c.chunk.estTokens > left * 1.5 ? c.chunk.estTokens : await exact(r.candidate)
+    const tokens = c.chunk.estTokens > left * 1.5 ? c.chunk.estTokens : await exact(rank)
     const used = usedByPage.get(c.page) ?? 0
     if (capped && relevantPages.size > 1 && used > 0 && used + tokens > cap) return 'deferred'
     if (tokens > left) {
