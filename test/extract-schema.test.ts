@@ -184,6 +184,27 @@ describe('schema extraction', () => {
     }
   })
 
+  test("a fill's two tries share one TRAWL_LLM_TIMEOUT_MS: the retry gets what the first left, and the request ends within it", async () => {
+    // The first answer comes late and fails the schema; the retry is never answered.
+    let n = 0
+    model.behaviour = () =>
+      n++ === 0 ? new Promise((resolve) => setTimeout(() => resolve(JSON.stringify({ data: { name: 42 } })), 600)) : new Promise<string>(() => {})
+    try {
+      const before = await balance(trawl, key)
+      const res = await post(trawl, key, '/v1/webpage', { url: `${site.url}/kettle`, schema: SCHEMA })
+      expect(res.status).toBe(503)
+      const body = await res.json()
+      expect(n).toBe(2)
+      expect(body.error).toMatchObject({
+        code: 'upstream_timeout',
+        message: expect.stringContaining('did not answer within what was left of the 1 s its calls share'),
+      })
+      expect(await balance(trawl, key)).toBe(before)
+    } finally {
+      model.behaviour = 'rules'
+    }
+  })
+
   test("Firecrawl's json format through its own client: the model's data as document.json, billed as the call", async () => {
     const firecrawl = new Firecrawl({ apiKey: key, apiUrl: `${trawl.base}/compat/firecrawl` })
     const before = await balance(trawl, key)

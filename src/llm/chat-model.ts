@@ -72,14 +72,16 @@ export async function chat(
   config: ModelConfig,
   use: ModelUse,
   messages: readonly ChatMessage[],
-  opts: { json?: boolean; maxTokens: number; signal?: AbortSignal },
+  opts: { json?: boolean; maxTokens: number; signal?: AbortSignal; deadline?: number },
 ): Promise<ModelReply> {
   const body: Record<string, unknown> = { messages, temperature: 0, max_tokens: opts.maxTokens, stream: false }
   if (config.model) body.model = config.model
   if (opts.json) body.response_format = { type: 'json_object' }
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`
-  const timeout = AbortSignal.timeout(config.timeoutMs)
+  // A deadline shared by several calls (a schema fill's two tries) shortens the last ones.
+  const timeoutMs = Math.max(1, Math.min(config.timeoutMs, (opts.deadline ?? Number.POSITIVE_INFINITY) - Date.now()))
+  const timeout = AbortSignal.timeout(timeoutMs)
   const fail = (outcome: 'timeout' | 'error' | 'invalid', message: string): never => {
     metrics.modelCall(use, outcome, { prompt: 0, completion: 0 })
     throw new ApiError(outcome === 'timeout' ? 'upstream_timeout' : 'upstream_error', `the model ${message}`, { retryAfterSeconds: 5 })
@@ -100,7 +102,10 @@ export async function chat(
     text = await cappedText(res, MAX_ANSWER_BYTES)
   } catch (err) {
     if (err instanceof ApiError) throw err
-    if (timeout.aborted) return fail('timeout', `did not answer within ${config.timeoutMs / 1000} s (TRAWL_LLM_TIMEOUT_MS)`)
+    if (timeout.aborted) {
+      const limit = timeoutMs < config.timeoutMs ? `what was left of the ${config.timeoutMs / 1000} s its calls share` : `${config.timeoutMs / 1000} s`
+      return fail('timeout', `did not answer within ${limit} (TRAWL_LLM_TIMEOUT_MS)`)
+    }
     if (opts.signal?.aborted) throw err
     return fail('error', err instanceof RangeError ? err.message : 'could not be reached (TRAWL_LLM_URL)')
   }

@@ -122,10 +122,13 @@ export async function fillSchema(
   const usage = { prompt: 0, completion: 0 }
   let calls = 0
   let problem = ''
+  // Both tries share one TRAWL_LLM_TIMEOUT_MS, so a fill never holds a request longer than one
+  // call may: a page read plus two full calls would outlast what proxies allow a request.
+  const deadline = Date.now() + model.timeoutMs
   for (let attempt = 0; attempt < 2; attempt++) {
     let text: string
     try {
-      const reply = await chat(model, use, messages, { json: true, maxTokens: MAX_OUTPUT_TOKENS })
+      const reply = await chat(model, use, messages, { json: true, maxTokens: MAX_OUTPUT_TOKENS, deadline })
       calls++
       usage.prompt += reply.usage.prompt
       usage.completion += reply.usage.completion

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net'
  *   where q is the research input, copied.
  * - `behaviour` overrides all of this for the next calls: `http500` answers 500, `hang` never
  *   answers (the client's timeout ends it), `garbage` answers text that is not JSON, and a
- *   function answers with what it returns.
+ *   function answers with what it returns (or resolves to: late, or never).
  *
  * Every request is kept in `calls` (parsed body), and usage is reported as words counted.
  */
@@ -28,7 +28,7 @@ export interface ChatRequestBody {
   response_format?: { type: string }
 }
 
-export type Behaviour = 'rules' | 'http500' | 'hang' | 'garbage' | ((body: ChatRequestBody) => string)
+export type Behaviour = 'rules' | 'http500' | 'hang' | 'garbage' | ((body: ChatRequestBody) => string | Promise<string>)
 
 export interface FakeModel {
   url: string
@@ -88,7 +88,7 @@ export async function fakeModel(): Promise<FakeModel> {
     const system = body.messages.find((m) => m.role === 'system')?.content ?? ''
     const user = body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? ''
     let content: string
-    if (typeof b === 'function') content = b(body)
+    if (typeof b === 'function') content = await b(body)
     else if (/search queries/.test(system)) content = JSON.stringify({ queries: [/^Research: (.*)$/m.exec(user)?.[1] ?? user] })
     else if (body.response_format?.type === 'json_object') content = model.json ? model.json(body) : '{}'
     else content = ruleAnswer(user)
