@@ -31,17 +31,22 @@ export async function serve(config: Config, opts: ServeOptions = {}): Promise<Fa
   opts.prepare?.(app, services)
   const workers = config.workers ? startWorkers(services, app.log) : null
   // Requests being served (compactWhenIdle below); an aborted one may end twice, and counts once.
+  // Callback hooks: no promise a request on the hot path.
   let inFlight = 0
   const counted = new WeakSet<object>()
-  const ended = async (req: object) => {
-    if (counted.delete(req)) inFlight--
-  }
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', (req, _reply, done) => {
     counted.add(req)
     inFlight++
+    done()
   })
-  app.addHook('onResponse', ended)
-  app.addHook('onRequestAbort', ended)
+  app.addHook('onResponse', (req, _reply, done) => {
+    if (counted.delete(req)) inFlight--
+    done()
+  })
+  app.addHook('onRequestAbort', (req, done) => {
+    if (counted.delete(req)) inFlight--
+    done()
+  })
   app.addHook('onClose', async () => {
     // Crawls go back to the queue and webhook attempts in flight finish before the store closes.
     await workers?.stop()
