@@ -53,4 +53,16 @@ describe('loadConfig names every bad variable at once', () => {
     ])
     expect(config.proxyPools).toEqual([{ name: 'main', urls: ['http://p1:3128'] }])
   })
+
+  test('TRAWL_PROXY_ENGINES: pools per engine, or direct; a pool not defined, a mixed direct or a twice-listed engine stop start-up', () => {
+    const pools = 'main=http://p1:3128;resi=http://p2:3128'
+    const config = loadConfig({ TRAWL_PROXY_POOLS: pools, TRAWL_PROXY_ENGINES: ' SearXNG = direct ; google=resi,main' })
+    expect(config.proxyEngines).toEqual({ searxng: [], google: ['resi', 'main'] })
+    expect(loadConfig({}).proxyEngines).toEqual({})
+    const bad = (value: string) => problems({ TRAWL_PROXY_POOLS: pools, TRAWL_PROXY_ENGINES: value })
+    expect(bad('google=dc')).toContain('TRAWL_PROXY_ENGINES: engine "google" names pool "dc", which TRAWL_PROXY_POOLS does not define')
+    expect(bad('google=direct,main')).toContain('direct is a route of its own')
+    expect(bad('google=main;google=resi')).toContain('engine "google" is listed twice')
+    expect(bad('google')).toContain('"google" is not engine=pool[,pool...] or engine=direct')
+  })
 })

@@ -8,6 +8,9 @@ export interface ProxyPool {
   urls: string[]
 }
 
+/** Engine → the pools its requests take, in order; `[]`: it connects directly. Engines not listed take every pool. */
+export type ProxyEngines = Readonly<Record<string, readonly string[]>>
+
 const bool = (fallback: 'true' | 'false') => z.enum(['true', 'false']).default(fallback)
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
@@ -34,6 +37,7 @@ const Env = z.object({
   TRAWL_USD_PER_CREDIT: z.coerce.number().positive().default(0.001),
   // Trawl's own settings (README "Configuration").
   TRAWL_PROXY_POOLS: z.string().default(''),
+  TRAWL_PROXY_ENGINES: z.string().default(''),
   TRAWL_UPSTREAM_TIMEOUT_MS: positiveInt(15_000),
   // The cap on one proof-of-work solve of an engine's gate (docs/engines.md "Gates").
   TRAWL_POW_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(4_000),
@@ -109,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // names every bad variable (both are plain strings to the schema, so it never rejects them).
   let upstreamHosts = new Map<string, string>()
   let proxyPools: ProxyPool[] = []
+  let proxyEngines: ProxyEngines = {}
   try {
     upstreamHosts = parseHostMap(raw.TRAWL_UPSTREAM_HOSTS ?? '')
   } catch (e) {
@@ -118,6 +123,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxyPools = parseProxyPools(raw.TRAWL_PROXY_POOLS ?? '')
   } catch (e) {
     problems.push(`  TRAWL_PROXY_POOLS: ${(e as Error).message}`)
+  }
+  try {
+    proxyEngines = parseProxyEngines(raw.TRAWL_PROXY_ENGINES ?? '', proxyPools)
+  } catch (e) {
+    problems.push(`  TRAWL_PROXY_ENGINES: ${(e as Error).message}`)
   }
   if (!parsed.success || problems.length > 0) {
     throw new Error(`invalid configuration:\n${problems.join('\n')}`) // every bad variable at once
@@ -141,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: e.TRAWL_WORKERS === 'true',
     usdPerCredit: e.TRAWL_USD_PER_CREDIT,
     proxyPools: Object.freeze(proxyPools),
+    proxyEngines,
     upstreamTimeoutMs: e.TRAWL_UPSTREAM_TIMEOUT_MS,
     powTimeoutMs: e.TRAWL_POW_TIMEOUT_MS,
     bodyLimitBytes: e.TRAWL_BODY_LIMIT_BYTES,
@@ -244,6 +255,39 @@ export function parseHostMap(text: string): Map<string, string> {
     map.set(host, base.replace(/\/$/, ''))
   }
   return map
+}
+
+/**
+ * `searxng=direct;google=resi,dc`: an engine's own pools, in the order it tries them, or `direct`
+ * (no proxy: a SearXNG on the operator's network, say). Engine names are checked against the
+ * providers where those are known (services.ts); pool names here, against TRAWL_PROXY_POOLS.
+ */
+export function parseProxyEngines(text: string, pools: readonly ProxyPool[]): ProxyEngines {
+  const engines: Record<string, readonly string[]> = {}
+  const defined = new Set(pools.map((p) => p.name))
+  for (const chunk of text
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = chunk.indexOf('=')
+    const engine = chunk.slice(0, eq).trim().toLowerCase()
+    const names = chunk
+      .slice(eq + 1)
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean)
+    if (eq <= 0 || names.length === 0) throw new Error(`"${chunk}" is not engine=pool[,pool...] or engine=direct`)
+    if (Object.hasOwn(engines, engine)) throw new Error(`engine "${engine}" is listed twice`)
+    if (names.includes('direct')) {
+      if (names.length > 1) throw new Error(`engine "${engine}": direct is a route of its own, not one of a list`)
+      engines[engine] = []
+      continue
+    }
+    const unknown = names.filter((name) => !defined.has(name))
+    if (unknown.length > 0) throw new Error(`engine "${engine}" names pool "${unknown[0]}", which TRAWL_PROXY_POOLS does not define`)
+    engines[engine] = [...new Set(names)]
+  }
+  return Object.freeze(engines)
 }
 
 /**

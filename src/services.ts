@@ -6,7 +6,7 @@ import type { Config } from './config.ts'
 import type { AppDeps, Services } from './deps.ts'
 import { gatePassStore } from './engines/gates/gate-pass.store.ts'
 import { redisHealthShare } from './engines/health.redis.ts'
-import { createEngines, engineOptionsOf } from './engines/registry.ts'
+import { createEngines, ENGINE_NAMES, engineOptionsOf } from './engines/registry.ts'
 import { createUpstreamClient } from './engines/upstream/upstream-client.ts'
 import { authForKeyId, keyLookup } from './features/accounts/accounts.service.ts'
 import { pruneExpiredBatchJobs } from './features/batches/batches.store.ts'
@@ -42,6 +42,9 @@ export function appDeps(services: Services, log: FastifyBaseLogger): AppDeps {
 }
 
 export async function openServices(config: Config): Promise<Services> {
+  // Engine names are known here, not where the configuration is read (config.ts checks the pools).
+  const unknownEngine = Object.keys(config.proxyEngines).find((name) => !(ENGINE_NAMES as readonly string[]).includes(name))
+  if (unknownEngine) throw new Error(`TRAWL_PROXY_ENGINES names engine "${unknownEngine}"; the engines are ${ENGINE_NAMES.join(', ')}`)
   const store = await openStore(config.databaseUrl).catch((err: Error) => {
     throw new Error(`the database at TRAWL_DATABASE_URL=${redactedUrl(config.databaseUrl)} could not be opened: ${err.message}`, { cause: err })
   })

@@ -76,6 +76,10 @@ describe('start-up, CLI and shutdown', () => {
     expect(failed.stderr).toContain('TRAWL_PORT')
     expect(failed.stderr).toContain('TRAWL_DATABASE_URL')
     expect(failed.stderr).toContain('TRAWL_UPSTREAM_HOSTS: "nohost" is not host=baseURL')
+    // Engine names are checked once the engines are known: a misspelt one would route nothing.
+    const engine = await run(process.execPath, [TRAWL, 'serve'], { env: { ...env, TRAWL_PROXY_ENGINES: 'gogle=direct' } }).catch((e) => e)
+    expect(engine.code).toBe(1)
+    expect(engine.stderr).toContain('TRAWL_PROXY_ENGINES names engine "gogle"; the engines are google, ')
   })
 
   test('an unreachable database or listen address stops start-up naming the variable and the value', async () => {

@@ -46,7 +46,7 @@ export interface ProviderRow extends NamedRow {
  */
 export const CAPABILITY_TABLE = {
   google: {
-    provider: (opts, upstream) => googleProvider({ ...opts, browserRefusal: (url) => upstream.browserRefusal(url) }),
+    provider: (opts, upstream) => googleProvider({ ...opts, browserRefusal: (url) => upstream.browserRefusal(url, 'google') }),
     auto: true,
     consensus: true,
   },

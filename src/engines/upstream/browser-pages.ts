@@ -20,20 +20,20 @@ export class BrowserPages {
   constructor(
     private readonly config: BrowserConfig,
     private readonly browser: EngineBrowser | undefined,
-    /** Whether engine traffic must leave through proxy pools. */
-    private readonly pooled: boolean,
+    /** Whether an engine's traffic must leave through proxy pools (TRAWL_PROXY_ENGINES may send one directly). */
+    private readonly pooled: (engine: string) => boolean,
     private readonly maxRedirects: number,
   ) {}
 
   /**
-   * Why the browser cannot draw `url` here, or null: no browser, proxy pools configured (the
-   * browser would bypass them), or (checked without starting one) a mapped upstream on a private
-   * address that the browser's guard would refuse.
+   * Why the browser cannot draw `url` for `engine` here, or null: no browser, proxy pools for that
+   * engine (the browser would bypass them), or (checked without starting one) a mapped upstream on
+   * a private address that the browser's guard would refuse.
    */
-  refusal(url: string): string | null {
+  refusal(url: string, engine: string): string | null {
     if (!this.browser?.available) return 'no browser on this server (TRAWL_BROWSER)'
     // Engine traffic that must leave through proxies never leaves from the server's own address.
-    if (this.pooled) return 'the browser does not go through proxy pools (TRAWL_PROXY_POOLS)'
+    if (this.pooled(engine)) return 'the browser does not go through proxy pools (TRAWL_PROXY_POOLS; TRAWL_PROXY_ENGINES can send an engine directly)'
     const target = mapUpstream(this.config.upstreamHosts, new URL(url))
     const mappedHost = stripBrackets(new URL(target.requestUrl).hostname)
     if (target.base && !this.config.allowPrivateNetwork && isIP(mappedHost) && !isPublicAddress(mappedHost)) {
@@ -52,7 +52,7 @@ export class BrowserPages {
       metrics.upstreamAttempt(attempt)
       throw upstreamErrorFor(outcome === 'blocked' ? 'upstream_blocked' : outcome === 'timeout' ? 'upstream_timeout' : 'upstream_error', req.engine, [attempt])
     }
-    const refusal = this.refusal(req.url)
+    const refusal = this.refusal(req.url, req.engine)
     if (refusal || !this.browser) return fail('error', refusal ?? 'no browser')
     const target = mapUpstream(this.config.upstreamHosts, url)
     let drawn: { url: string; status: number; html: string }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { ProxyPool } from '../../config.ts'
+import type { ProxyEngines, ProxyPool } from '../../config.ts'
 import type { AttemptOutcome, ProxyHealth } from './upstream.types.ts'
 
 /** One proxy chosen for one attempt. `url` may hold credentials; only `label` is ever shown. */
@@ -66,11 +66,14 @@ export class ProxyPools {
   readonly #now: () => number
 
   readonly #share: PenaltyShare | undefined
+  /** TRAWL_PROXY_ENGINES: an engine's own pools in order, or none (direct); engines not listed take all. */
+  readonly #engines: ProxyEngines
 
-  constructor(pools: readonly ProxyPool[], cooldown: CooldownOptions = DEFAULT_COOLDOWN, now = Date.now, share?: PenaltyShare) {
+  constructor(pools: readonly ProxyPool[], cooldown: CooldownOptions = DEFAULT_COOLDOWN, now = Date.now, share?: PenaltyShare, engines: ProxyEngines = {}) {
     this.#cooldown = cooldown
     this.#now = now
     this.#share = share
+    this.#engines = engines
     this.#pools = pools
       .filter((p) => p.urls.length > 0)
       .map((p) => ({
@@ -93,9 +96,20 @@ export class ProxyPools {
     return this.#pools.length > 0
   }
 
-  /** Number of configured proxies across all pools. */
-  get size(): number {
-    return this.#pools.reduce((n, p) => n + p.proxies.length, 0)
+  /** Whether `engine`'s requests go through proxies (TRAWL_PROXY_ENGINES may send one directly). */
+  enabledFor(engine: string): boolean {
+    return this.#poolsFor(engine).length > 0
+  }
+
+  /** Number of proxies `engine`'s requests may take. */
+  sizeFor(engine: string): number {
+    return this.#poolsFor(engine).reduce((n, p) => n + p.proxies.length, 0)
+  }
+
+  #poolsFor(engine: string) {
+    const names = Object.hasOwn(this.#engines, engine) ? this.#engines[engine] : undefined
+    if (names === undefined) return this.#pools
+    return this.#pools.filter((p) => names.includes(p.name)).sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name))
   }
 
   /**
@@ -104,7 +118,7 @@ export class ProxyPools {
    */
   pick(engine: string, tried: ReadonlySet<string>, perPoolLimit: number): ProxyRoute | null {
     const now = this.#now()
-    for (const pool of this.#pools) {
+    for (const pool of this.#poolsFor(engine)) {
       const triedHere = pool.proxies.filter((p) => tried.has(p.url)).length
       if (triedHere >= perPoolLimit) continue
       for (let i = 0; i < pool.proxies.length; i++) {
@@ -125,7 +139,7 @@ export class ProxyPools {
    */
   pickLastResort(engine: string): ProxyRoute | null {
     let best: ProxyState | null = null
-    for (const proxy of this.#pools.flatMap((p) => p.proxies)) {
+    for (const proxy of this.#poolsFor(engine).flatMap((p) => p.proxies)) {
       if (!best || availableAt(proxy, engine) < availableAt(best, engine)) best = proxy
     }
     return best ? toRoute(best) : null

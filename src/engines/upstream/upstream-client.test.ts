@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { ProxyPool } from '../../config.ts'
 import { type EngineGate, GateError } from '../gates/gate.types.ts'
 import { detectGoogleBlock } from '../google/google-block.detect.ts'
+import type { EngineBrowser } from './upstream.types.ts'
 import { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.ts'
 import { attemptsOf, UpstreamError } from './upstream-error.ts'
 
@@ -443,6 +444,35 @@ describe.each(['impit', 'undici'] as const)('%s transport', (name) => {
         expect.objectContaining({ pool: 'main', proxy: hang.url.slice(7), healthy: false, consecutiveFailures: 1 }),
         expect.objectContaining({ pool: 'main', proxy: good.url.slice(7), healthy: true, lastOutcome: 'ok' }),
       ])
+    })
+
+    test('TRAWL_PROXY_ENGINES: an engine listed takes only its pools, in its order, or goes direct; the others take every pool', async () => {
+      const main = await forwardProxy('ok')
+      const resi = await forwardProxy('ok')
+      const pools = [
+        { name: 'main', urls: [main.url] },
+        { name: 'resi', urls: [resi.url] },
+      ]
+      const config = {
+        upstreamHosts: new Map([['*', upstream.url]]),
+        proxyPools: pools,
+        upstreamTimeoutMs: 5_000,
+        proxyEngines: { searxng: [], bing: ['resi', 'main'] },
+      }
+      const c = createUpstreamClient(config, { transport })
+      clients.push(c)
+      const routeOf = async (engine: string) => (await c.fetchPage({ engine, url: google(`/search?q=${engine}`) })).attempts.map((a) => [a.pool, a.outcome])
+      expect(await routeOf('google')).toEqual([['main', 'ok']])
+      expect(await routeOf('bing')).toEqual([['resi', 'ok']])
+      const hits = main.hits.length + resi.hits.length
+      expect(await routeOf('searxng')).toEqual([[null, 'ok']])
+      expect(main.hits.length + resi.hits.length).toBe(hits)
+      // The browser bypasses the pools: it draws only for an engine sent directly.
+      const browser = { available: true, render: async () => ({ url: '', status: 200, html: '' }) } as unknown as EngineBrowser
+      const withBrowser = createUpstreamClient({ ...config, upstreamHosts: new Map() }, { transport, browser })
+      clients.push(withBrowser)
+      expect(withBrowser.browserRefusal('https://www.google.com/search', 'google')).toContain('the browser does not go through proxy pools')
+      expect(withBrowser.browserRefusal('https://searx.example/search', 'searxng')).toBeNull()
     })
 
     test('when every proxy of pool 1 fails, pool 2 answers; credentials never show in the route', async () => {

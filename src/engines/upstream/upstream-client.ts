@@ -15,7 +15,8 @@ import type { UpstreamTransport } from './upstream-transport.ts'
 
 export type { GateStats }
 
-export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'> & Partial<Pick<Config, 'allowPrivateNetwork' | 'powTimeoutMs'>>
+export type UpstreamConfig = Pick<Config, 'upstreamHosts' | 'proxyPools' | 'upstreamTimeoutMs'> &
+  Partial<Pick<Config, 'allowPrivateNetwork' | 'powTimeoutMs' | 'proxyEngines'>>
 
 export interface UpstreamClientOptions {
   /** Attempts per fetchPage across all routes (default 4). Without proxy pools there is one. */
@@ -49,7 +50,7 @@ export interface UpstreamClient {
   /** Fetches one engine page; throws UpstreamError (an ApiError with `attempts`) when every route fails. */
   fetchPage(req: FetchPageRequest): Promise<FetchedPage>
   /** Why a page of `url` cannot be drawn by the browser here (`render` requests), or null. */
-  browserRefusal(url: string): string | null
+  browserRefusal(url: string, engine: string): string | null
   /** Per-proxy health for diagnostics; [] when no pools are configured. */
   poolHealth(): ProxyHealth[]
   /** This process's proof-of-work solves per gate since start (`trawl engines check`). */
@@ -61,7 +62,7 @@ const DIRECT = null
 
 export function createUpstreamClient(config: UpstreamConfig, options: UpstreamClientOptions = {}): UpstreamClient {
   const maxRedirects = options.maxRedirects ?? 5
-  const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN, Date.now, options.share)
+  const pools = new ProxyPools(config.proxyPools, options.cooldown ?? DEFAULT_COOLDOWN, Date.now, options.share, config.proxyEngines)
   const transport = transportOf(options)
   const sessions = new EngineSessions(options.passes)
   const hops = new PageHops(config.upstreamHosts, transport, sessions, options.maxBodyBytes ?? 8 * 1024 * 1024, maxRedirects)
@@ -71,13 +72,13 @@ export function createUpstreamClient(config: UpstreamConfig, options: UpstreamCl
     sessions,
     hops,
     gates: new GatePasses(hops, sessions, options.solve, config.powTimeoutMs ?? 4_000),
-    browser: new BrowserPages(config, options.browser, pools.enabled, maxRedirects),
+    browser: new BrowserPages(config, options.browser, (engine) => pools.enabledFor(engine), maxRedirects),
     maxAttempts: options.maxAttempts ?? 4,
     attemptsPerPool: options.attemptsPerPool ?? 2,
   }
   return {
     fetchPage: (req) => fetchPage(parts, req),
-    browserRefusal: (url) => parts.browser.refusal(url),
+    browserRefusal: (url, engine) => parts.browser.refusal(url, engine),
     poolHealth: () => pools.health(),
     gateStats: () => parts.gates.gateStats(),
     close: () => transport.close(),
@@ -108,13 +109,14 @@ async function fetchPage(parts: Parts, req: FetchPageRequest): Promise<FetchedPa
   const deadline = Date.now() + totalMs
   const attempts: RouteAttempt[] = []
   const tried = new Set<string>()
+  const proxied = pools.enabledFor(req.engine)
   let final = false
 
   while (attempts.length < maxAttempts) {
     const remaining = deadline - Date.now()
     if (remaining <= 0) break
     let route: ProxyRoute | null = DIRECT
-    if (pools.enabled) {
+    if (proxied) {
       route = pools.pick(req.engine, tried, attemptsPerPool)
       if (!route && attempts.length === 0) route = pools.pickLastResort(req.engine)
       if (!route) break
@@ -123,7 +125,7 @@ async function fetchPage(parts: Parts, req: FetchPageRequest): Promise<FetchedPa
       break // a direct connection has no alternative route to retry on
     }
     // A hanging proxy must not eat the whole deadline, or failover never happens.
-    const isLast = !pools.enabled || attempts.length === maxAttempts - 1 || tried.size >= pools.size
+    const isLast = !proxied || attempts.length === maxAttempts - 1 || tried.size >= pools.sizeFor(req.engine)
     const budgetMs = isLast ? remaining : Math.min(remaining, Math.max(Math.ceil(totalMs / 2), 1))
 
     const result = await attempt(parts, req, url, route, budgetMs)
