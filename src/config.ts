@@ -258,6 +258,27 @@ export function parseHostMap(text: string): Map<string, string> {
 }
 
 /**
+ * `name=a,b;name2=c` lists (TRAWL_PROXY_POOLS, TRAWL_PROXY_ENGINES): entries separated by `;`,
+ * values by `,`, names lower-cased; an entry without `name=` is refused as not being `shape`.
+ */
+function namedLists(text: string, shape: string): { name: string; values: string[] }[] {
+  return text
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const eq = entry.indexOf('=')
+      if (eq <= 0) throw new Error(`"${entry}" is not ${shape}`)
+      const values = entry
+        .slice(eq + 1)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+      return { name: entry.slice(0, eq).trim().toLowerCase(), values }
+    })
+}
+
+/**
  * `searxng=direct;google=resi,dc`: an engine's own pools, in the order it tries them, or `direct`
  * (no proxy: a SearXNG on the operator's network, say). Engine names are checked against the
  * providers where those are known (services.ts); pool names here, against TRAWL_PROXY_POOLS.
@@ -265,18 +286,9 @@ export function parseHostMap(text: string): Map<string, string> {
 export function parseProxyEngines(text: string, pools: readonly ProxyPool[]): ProxyEngines {
   const engines: Record<string, readonly string[]> = {}
   const defined = new Set(pools.map((p) => p.name))
-  for (const chunk of text
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const eq = chunk.indexOf('=')
-    const engine = chunk.slice(0, eq).trim().toLowerCase()
-    const names = chunk
-      .slice(eq + 1)
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean)
-    if (eq <= 0 || names.length === 0) throw new Error(`"${chunk}" is not engine=pool[,pool...] or engine=direct`)
+  for (const { name: engine, values } of namedLists(text, 'engine=pool[,pool...] or engine=direct')) {
+    const names = values.map((v) => v.toLowerCase())
+    if (names.length === 0) throw new Error(`engine "${engine}" names no pool (engine=pool[,pool...] or engine=direct)`)
     if (Object.hasOwn(engines, engine)) throw new Error(`engine "${engine}" is listed twice`)
     if (names.includes('direct')) {
       if (names.length > 1) throw new Error(`engine "${engine}": direct is a route of its own, not one of a list`)
@@ -296,26 +308,13 @@ export function parseProxyEngines(text: string, pools: readonly ProxyPool[]): Pr
  * one fails (docs/self-hosting.md, "Engine proxies").
  */
 export function parseProxyPools(text: string): ProxyPool[] {
-  const pools: ProxyPool[] = []
-  for (const chunk of text
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const eq = chunk.indexOf('=')
-    if (eq <= 0) throw new Error(`"${chunk}" is not name=url[,url...]`)
-    const name = chunk.slice(0, eq).trim().toLowerCase()
-    const urls = chunk
-      .slice(eq + 1)
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
+  return namedLists(text, 'name=url[,url...]').map(({ name, values: urls }) => {
     if (urls.length === 0) throw new Error(`pool "${name}" has no proxies`)
     for (const u of urls) {
       if (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol)) {
         throw new Error(`proxy "${u}" in pool "${name}" is not an http(s) URL`)
       }
     }
-    pools.push({ name, urls })
-  }
-  return pools
+    return { name, urls }
+  })
 }
