@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchChromium, skipWithoutChromium } from './support/browser.ts'
 import { brokenWords, checkedScreenshot, signInToDashboard } from './support/dashboard-page.ts'
@@ -25,6 +25,20 @@ const TIMEOUT = 60_000
  * failed there while the page was right).
  */
 const UI_WAIT = { timeout: 10_000 }
+
+/**
+ * Fills a field of a dialog just opened, again until it holds `value`. Playwright fills by selecting
+ * the text and typing over it; on a loaded machine the dialog's own focus handling (run after it is
+ * drawn) can land between the two, and the old value stays.
+ */
+async function fillField(field: Locator, value: string) {
+  await expect
+    .poll(async () => {
+      await field.fill(value)
+      return field.inputValue()
+    }, UI_WAIT)
+    .toBe(value)
+}
 
 let trawl: Trawl
 let upstream: FakeUpstream
@@ -146,13 +160,13 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
     async () => {
       const app = await signIn(owner.email)
       await app.getByRole('region', { name: 'Member key limit' }).getByRole('button', { name: 'Change' }).click()
-      await app.getByRole('dialog').getByRole('spinbutton').fill('5')
+      await fillField(app.getByRole('dialog').getByRole('spinbutton'), '5')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
       await expect.poll(() => app.getByRole('region', { name: 'Member key limit' }).textContent(), UI_WAIT).toContain('5 / month')
 
       // A limit of 2 on the default key: the third call is refused before running.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
-      await app.getByRole('dialog').getByRole('spinbutton').fill('2')
+      await fillField(app.getByRole('dialog').getByRole('spinbutton'), '2')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
       await expect.poll(() => row(app, 'default').locator('td[data-label="Limit"]').textContent(), UI_WAIT).toBe('2 / month')
       const used = (await (await api('/v1/account', owner.key)).json()).key.credits_used_month as number
@@ -173,8 +187,7 @@ describe.skipIf(skipWithoutChromium)('dashboard web app in Chromium', () => {
       expect(await row(app, 'default').getByRole('switch').isChecked()).toBe(true)
       // Clear the limit again for the tests after this one.
       await row(app, 'default').getByRole('button', { name: 'Limit' }).click()
-      await app.getByRole('dialog').getByRole('spinbutton').fill('')
-      expect(await app.getByRole('dialog').getByRole('spinbutton').inputValue()).toBe('')
+      await fillField(app.getByRole('dialog').getByRole('spinbutton'), '')
       await app.getByRole('dialog').getByRole('button', { name: 'Save' }).click()
       // The dialog closes once the change is saved (an error would keep it open, saying why).
       await expect.poll(async () => ((await app.getByRole('dialog').count()) ? await app.getByRole('dialog').textContent() : 'closed'), UI_WAIT).toBe('closed')
