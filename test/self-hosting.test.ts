@@ -8,6 +8,7 @@ import { Writable } from 'node:stream'
 import { promisify } from 'node:util'
 import Sqlite from 'better-sqlite3'
 import { afterEach, describe, expect, test } from 'vitest'
+import { dashboardSession } from './support/dashboard-page.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { skipWithoutPostgres } from './support/servers.ts'
 import { startTrawl, type Trawl } from './support/start-trawl.ts'
@@ -46,24 +47,7 @@ async function trawlCli(env: Record<string, string>, ...args: string[]) {
 const accountOfKey = (t: Trawl, key: string) => fetch(`${t.base}/v1/account`, { headers: { authorization: `Bearer ${key}` } })
 
 /** Signs in to the dashboard; `call` sends JSON with the session cookie. */
-async function signIn(t: Trawl, email: string) {
-  const res = await fetch(`${t.base}/app/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  })
-  const setCookie = res.headers.get('set-cookie') ?? ''
-  const cookie = setCookie.split(';')[0] ?? ''
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${t.base}/app/api${path}`, {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: r.status, body: (await r.json()) as Record<string, any> }
-  }
-  return { res, setCookie, call }
-}
+const signIn = (t: Trawl, email: string) => dashboardSession(t.base, { email, password: PASSWORD })
 
 /**
  * Before the backup: an account with a password and a key, and a webhook whose secret is sealed
@@ -85,7 +69,7 @@ async function expectKnown(t: Trawl, before: Awaited<ReturnType<typeof stateBefo
   const me = await accountOfKey(t, before.key)
   expect(me.status).toBe(200)
   const dashboard = await signIn(t, before.email)
-  expect(dashboard.res.status).toBe(200)
+  expect(dashboard.signedIn.status).toBe(200)
   const sent = await dashboard.call('POST', '/v1/webhook/test')
   expect(sent.body.delivery.status).toBe('delivered')
   expect(verifyTrawlSignature(before.secret, before.hooks.hits.at(-1)!)).toBe(true)

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { newWebhookSecret } from '../src/security/secrets.ts'
 import { readWebhookSecret, sealClearWebhookSecrets } from '../src/webhooks/webhooks.service.ts'
+import { dashboardSession } from './support/dashboard-page.ts'
 import { type FakeUpstream, fakeUpstream, fixture, htmlPage } from './support/fake-upstream.ts'
 import { createTestDatabase } from './support/postgres.ts'
 import { skipWithoutPostgres } from './support/servers.ts'
@@ -66,21 +67,8 @@ afterAll(() => upstream.close())
 async function dashboard(t: Trawl) {
   const email = `${randomUUID()}@example.test`
   const account = await t.account({ email, password: PASSWORD, plan: 'pro', credits: 100 })
-  const login = await fetch(`${t.base}/app/api/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  })
-  expect(login.status).toBe(200)
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${t.base}/app/api${path}`, {
-      method,
-      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    return { status: res.status, body: (await res.json()) as Record<string, any> }
-  }
+  const { signedIn, call } = await dashboardSession(t.base, { email, password: PASSWORD })
+  expect(signedIn.status).toBe(200)
   return { account, call }
 }
 

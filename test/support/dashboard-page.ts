@@ -99,6 +99,25 @@ export function coversText(page: Page, over: string, under: string): Promise<boo
   )
 }
 
+/** Signed in to the dashboard as `login`: `call` sends JSON to its API with the session cookie. */
+export async function dashboardSession(base: string, login: { email: string; password: string }) {
+  const signedIn = await fetch(`${base}/app/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(login),
+  })
+  const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}/app/api${path}`, {
+      method,
+      headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: res.status, body: (await res.json()) as Record<string, any> }
+  }
+  return { signedIn, call }
+}
+
 /** The dashboard's playground API as the app calls it, signed in as `login`: `run` an endpoint, or read what it `offered`. */
 export async function playgroundSession(base: string, login: { email: string; password: string }) {
   const signedIn = await fetch(`${base}/app/api/v1/login`, {
