@@ -105,6 +105,7 @@ const SLICE_MS = 5
  * synchronous; callers that can wait await this first.
  */
 export function loadWordnet(): Promise<void> {
+  if (index) return Promise.resolve()
   loading ??= (async () => {
     const steps = building()
     let since = performance.now()
